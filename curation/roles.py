@@ -1,0 +1,60 @@
+"""The two human roles and what each may do. Groups are created by migration 0001 and kept
+in step after every migrate (permissions added by later migrations join their group)."""
+
+from __future__ import annotations
+
+DOMAIN_EXPERT = "domain expert"
+EDITOR = "editor"
+
+_VIEW_KNOWLEDGE = [
+    "knowledge.view_category",
+    "knowledge.view_concept",
+    "knowledge.view_conceptalias",
+    "knowledge.view_source",
+    "knowledge.view_pagesnapshot",
+    "knowledge.view_atomicunit",
+    "knowledge.view_unitsighting",
+]
+
+ROLE_PERMISSIONS: dict[str, list[str]] = {
+    DOMAIN_EXPERT: [
+        *_VIEW_KNOWLEDGE,
+        "knowledge.signoff_atomicunit",
+    ],
+    EDITOR: [
+        *_VIEW_KNOWLEDGE,
+        "knowledge.change_category",
+        "knowledge.add_concept",
+        "knowledge.change_concept",
+        "knowledge.add_conceptalias",
+        "knowledge.change_conceptalias",
+        "knowledge.delete_conceptalias",
+        "knowledge.change_atomicunit",
+    ],
+}
+
+
+def sync_role_groups(apps) -> None:
+    """Make each role group hold exactly its declared permissions that exist so far.
+
+    `apps` is a migration's historical registry or `django.apps.apps`.
+    """
+    group_model = apps.get_model("auth", "Group")
+    permission_model = apps.get_model("auth", "Permission")
+    for role, wanted in ROLE_PERMISSIONS.items():
+        group, _ = group_model.objects.get_or_create(name=role)
+        permissions = []
+        for dotted in wanted:
+            app_label, codename = dotted.split(".", 1)
+            permission = permission_model.objects.filter(
+                content_type__app_label=app_label, codename=codename
+            ).first()
+            if permission is not None:
+                permissions.append(permission)
+        group.permissions.set(permissions)
+
+
+def sync_role_groups_after_migrate(sender, **kwargs) -> None:
+    from django.apps import apps
+
+    sync_role_groups(apps)

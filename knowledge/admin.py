@@ -1,0 +1,227 @@
+from django.contrib import admin
+from django.db.models import Count
+from django.utils import timezone
+
+from knowledge.models import (
+    AtomicUnit,
+    Category,
+    Concept,
+    ConceptAlias,
+    PageSnapshot,
+    Source,
+    UnitSighting,
+)
+from knowledge.temporal import TemporalStatus
+
+
+@admin.register(Category)
+class CategoryAdmin(admin.ModelAdmin):
+    list_display = ["order", "name", "slug", "concept_count"]
+    list_display_links = ["name"]
+    search_fields = ["name", "slug", "description"]
+    readonly_fields = ["created_at", "updated_at"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(concept_count=Count("concepts"))
+
+    @admin.display(description="concepts", ordering="concept_count")
+    def concept_count(self, obj):
+        return obj.concept_count
+
+
+class ConceptAliasInline(admin.TabularInline):
+    model = ConceptAlias
+    extra = 0
+    readonly_fields = ["created_at"]
+
+
+@admin.register(Concept)
+class ConceptAdmin(admin.ModelAdmin):
+    list_display = ["taxonomy_id", "name", "category", "status", "unit_count"]
+    list_filter = ["category", "status"]
+    search_fields = ["taxonomy_id", "name", "description", "aliases__alias"]
+    list_select_related = ["category"]
+    exclude = ["embedding"]
+    readonly_fields = ["embedding_model", "embedding_text_hash", "created_at", "updated_at"]
+    inlines = [ConceptAliasInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(unit_count=Count("units"))
+
+    @admin.display(description="units", ordering="unit_count")
+    def unit_count(self, obj):
+        return obj.unit_count
+
+
+@admin.register(ConceptAlias)
+class ConceptAliasAdmin(admin.ModelAdmin):
+    list_display = ["alias", "concept", "created_at"]
+    search_fields = ["alias", "concept__taxonomy_id"]
+    autocomplete_fields = ["concept"]
+
+
+@admin.register(Source)
+class SourceAdmin(admin.ModelAdmin):
+    list_display = ["url", "title", "document_type", "status", "last_fetched_at", "last_changed_at"]
+    list_filter = ["status", "document_type"]
+    search_fields = ["url", "title", "base_path"]
+    readonly_fields = [
+        "content_hash",
+        "current_snapshot",
+        "public_updated_at",
+        "last_fetched_at",
+        "last_changed_at",
+        "status",
+        "status_reason",
+        "created_at",
+        "updated_at",
+    ]
+
+
+@admin.register(PageSnapshot)
+class PageSnapshotAdmin(admin.ModelAdmin):
+    """Snapshots are evidence: viewable, never editable (the database refuses updates too)."""
+
+    list_display = ["source", "content_hash_short", "public_updated_at", "fetched_at", "origin"]
+    list_filter = ["source__document_type"]
+    search_fields = ["source__url", "content_hash", "origin"]
+    list_select_related = ["source"]
+    readonly_fields = [
+        "source",
+        "content_hash",
+        "origin",
+        "public_updated_at",
+        "fetched_at",
+        "text",
+        "sections",
+        "raw",
+    ]
+
+    @admin.display(description="hash")
+    def content_hash_short(self, obj):
+        return obj.content_hash[:12]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class CategoryFilter(admin.SimpleListFilter):
+    title = "category"
+    parameter_name = "category"
+
+    def lookups(self, request, model_admin):
+        return [(category.slug, category.name) for category in Category.objects.all()]
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(concept__category__slug=self.value())
+        return queryset
+
+
+class TemporalStatusFilter(admin.SimpleListFilter):
+    title = "temporal status (today)"
+    parameter_name = "temporal"
+
+    def lookups(self, request, model_admin):
+        return [(status.value, status.value) for status in TemporalStatus]
+
+    def queryset(self, request, queryset):
+        if self.value() in {status.value for status in TemporalStatus}:
+            return queryset.filter(temporal_status=self.value())
+        return queryset
+
+
+class UnitSightingInline(admin.TabularInline):
+    model = UnitSighting
+    extra = 0
+    readonly_fields = ["source", "snapshot", "evidence_quote", "created_at"]
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AtomicUnit)
+class AtomicUnitAdmin(admin.ModelAdmin):
+    list_display = [
+        "concept",
+        "ordinal",
+        "unit_type",
+        "short_text",
+        "value",
+        "valid_from",
+        "valid_to",
+        "temporal_status",
+        "review_status",
+        "provider",
+    ]
+    list_filter = [
+        CategoryFilter,
+        "unit_type",
+        TemporalStatusFilter,
+        "review_status",
+        "provider",
+        "evidence_verified",
+    ]
+    search_fields = ["text", "evidence_quote", "concept__taxonomy_id"]
+    list_select_related = ["concept"]
+    autocomplete_fields = ["concept"]
+    exclude = ["embedding"]
+    readonly_fields = [
+        "source",
+        "snapshot",
+        "evidence_quote",
+        "evidence_start",
+        "evidence_end",
+        "evidence_verified",
+        "provider",
+        "provider_model",
+        "fingerprint",
+        "embedding_model",
+        "superseded_by",
+        "superseded_date",
+        "deleted_at",
+        "deleted_by",
+        "created_at",
+        "updated_at",
+    ]
+    raw_id_fields = ["example_of"]
+    inlines = [UnitSightingInline]
+
+    def get_queryset(self, request):
+        today = timezone.localdate()
+        return super().get_queryset(request).with_temporal_status(today)
+
+    @admin.display(description="temporal status", ordering="temporal_status")
+    def temporal_status(self, obj):
+        return obj.temporal_status
+
+    @admin.display(description="text")
+    def short_text(self, obj):
+        return obj.text if len(obj.text) <= 90 else obj.text[:88] + "…"
+
+    @admin.display(description="value")
+    def value(self, obj):
+        if obj.value_amount is None:
+            return ""
+        period = f" / {obj.value_period}" if obj.value_period else ""
+        return f"{obj.value_amount.normalize():f} {obj.value_unit}{period}"
+
+
+@admin.register(UnitSighting)
+class UnitSightingAdmin(admin.ModelAdmin):
+    list_display = ["unit", "source", "created_at"]
+    search_fields = ["unit__text", "source__url"]
+    readonly_fields = ["unit", "source", "snapshot", "evidence_quote", "created_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

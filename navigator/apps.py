@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class NavigatorConfig(AppConfig):
+    name = "navigator"
+    verbose_name = "Navigator"

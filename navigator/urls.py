@@ -1,0 +1,13 @@
+from django.contrib import admin
+from django.urls import path
+
+from navigator import views
+
+admin.site.site_header = "Navigator administration"
+admin.site.site_title = "Navigator"
+admin.site.index_title = "Knowledge base and curation"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,26 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+from curation.roles import DOMAIN_EXPERT, EDITOR
+
+
+@pytest.fixture
+def superuser(db):
+    return get_user_model().objects.create_superuser("root", "root@example.test", "pw-root-123")
+
+
+def _member_of(role: str, username: str):
+    user = get_user_model().objects.create_user(username, password="pw-123456", is_staff=True)
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+@pytest.fixture
+def expert(db):
+    return _member_of(DOMAIN_EXPERT, "expert1")
+
+
+@pytest.fixture
+def editor(db):
+    return _member_of(EDITOR, "editor1")

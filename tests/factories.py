@@ -1,0 +1,78 @@
+"""Small factories: each makes a valid row with the fewest arguments a test needs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import itertools
+
+from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
+
+_counter = itertools.count(1)
+
+
+def make_category(**overrides) -> Category:
+    n = next(_counter)
+    values = {"slug": f"cat_{n}", "name": f"Category {n}", "order": n}
+    values.update(overrides)
+    return Category.objects.create(**values)
+
+
+def make_concept(*, category: Category | None = None, **overrides) -> Concept:
+    n = next(_counter)
+    values = {
+        "taxonomy_id": f"test.concept_{n}",
+        "name": f"Concept {n}",
+        "description": "A concept made by a test factory.",
+        "category": category or make_category(),
+    }
+    values.update(overrides)
+    return Concept.objects.create(**values)
+
+
+def make_source(**overrides) -> Source:
+    n = next(_counter)
+    values = {"url": f"https://www.gov.uk/test-page-{n}", "base_path": f"/test-page-{n}"}
+    values.update(overrides)
+    return Source.objects.create(**values)
+
+
+def make_snapshot(*, source: Source | None = None, text: str | None = None, **overrides):
+    source = source or make_source()
+    text = text if text is not None else f"The allowance is £20,000 a year. Page {next(_counter)}."
+    values = {
+        "source": source,
+        "content_hash": hashlib.sha256(text.encode()).hexdigest(),
+        "origin": source.url,
+        "raw": {"title": "Test"},
+        "text": text,
+    }
+    values.update(overrides)
+    return PageSnapshot.objects.create(**values)
+
+
+def make_unit(*, concept: Concept | None = None, snapshot: PageSnapshot | None = None, **overrides):
+    concept = concept or make_concept()
+    snapshot = snapshot or make_snapshot()
+    quote = overrides.pop("evidence_quote", snapshot.text[: min(len(snapshot.text), 30)])
+    start = snapshot.text.find(quote)
+    values = {
+        "concept": concept,
+        "ordinal": (concept.units.exclude(ordinal=None).count() + 1),
+        "unit_type": AtomicUnit.Type.RULE,
+        "text": quote,
+        "source": snapshot.source,
+        "snapshot": snapshot,
+        "evidence_quote": quote,
+        "evidence_start": max(start, 0),
+        "evidence_end": max(start, 0) + len(quote),
+        "evidence_verified": start >= 0,
+        "provider": AtomicUnit.Provider.MANUAL,
+        "fingerprint": hashlib.sha256(quote.encode()).hexdigest(),
+    }
+    values.update(overrides)
+    return AtomicUnit.objects.create(**values)
+
+
+def tax_year(start_year: int) -> tuple[dt.date, dt.date]:
+    return dt.date(start_year, 4, 6), dt.date(start_year + 1, 4, 5)

@@ -1,0 +1,88 @@
+"""Every admin changelist and change page renders for a superuser and is refused to others."""
+
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+
+from knowledge.models import ConceptAlias, UnitSighting
+from tests.factories import make_snapshot, make_unit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def one_of_each(db):
+    unit = make_unit()
+    ConceptAlias.objects.create(alias="test.old_name", concept=unit.concept)
+    other = make_snapshot()
+    UnitSighting.objects.create(
+        unit=unit, source=other.source, snapshot=other, evidence_quote=other.text[:20]
+    )
+
+
+def registered_models():
+    return sorted(admin.site._registry, key=lambda model: model._meta.label)
+
+
+def admin_urls():
+    for model in registered_models():
+        instance = model._default_manager.first()
+        opts = model._meta
+        yield reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
+        if instance is not None:
+            yield reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[instance.pk])
+
+
+def test_every_registered_model_has_an_instance(superuser, one_of_each):
+    empty = [m._meta.label for m in registered_models() if not m._default_manager.exists()]
+    assert empty == []
+
+
+def test_superuser_sees_every_changelist_and_change_page(client, superuser, one_of_each):
+    client.force_login(superuser)
+    urls = list(admin_urls())
+    assert len(urls) >= 2 * len(registered_models())
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+
+
+def test_changelist_filters_render(client, superuser, one_of_each):
+    client.force_login(superuser)
+    url = reverse("admin:knowledge_atomicunit_changelist")
+    for query in [
+        "?temporal=current",
+        "?temporal=historical",
+        "?unit_type=rule",
+        "?provider=manual",
+    ]:
+        assert client.get(url + query).status_code == 200, query
+
+
+def test_anonymous_is_sent_to_login_everywhere(client, one_of_each):
+    for url in admin_urls():
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert reverse("admin:login") in response["Location"]
+
+
+def test_domain_expert_can_view_units_but_not_edit_concepts(client, expert, one_of_each):
+    client.force_login(expert)
+    assert client.get(reverse("admin:knowledge_atomicunit_changelist")).status_code == 200
+    assert client.get(reverse("admin:knowledge_concept_add")).status_code == 403
+
+
+def test_editor_can_add_concepts(client, editor, one_of_each):
+    client.force_login(editor)
+    assert client.get(reverse("admin:knowledge_concept_add")).status_code == 200
+
+
+def test_snapshots_are_read_only_even_for_a_superuser(client, superuser, one_of_each):
+    client.force_login(superuser)
+    assert client.get(reverse("admin:knowledge_pagesnapshot_add")).status_code == 403
+
+
+def test_home_page_shows_counts(client, one_of_each):
+    response = client.get("/")
+    assert response.status_code == 200
+    assert b"atomic units" in response.content

@@ -1,0 +1,109 @@
+"""Settings come from the environment through one helper that fails loudly."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from navigator.env import env_bool, env_int, env_list, env_str, env_url
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def django_setup(**env) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY"}}
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup(); print('started')"],
+        cwd=ROOT,
+        env={**environment, "DJANGO_SETTINGS_MODULE": "navigator.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_production_refuses_the_default_secret_key():
+    result = django_setup(DEBUG="false")
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+def test_production_starts_with_a_real_secret_key():
+    result = django_setup(DEBUG="false", SECRET_KEY="x" * 50, ALLOWED_HOSTS="navigator.example")
+    assert result.returncode == 0, result.stderr
+    assert "started" in result.stdout
+
+
+def test_demo_mode_is_refused_in_production():
+    result = django_setup(DEBUG="false", SECRET_KEY="x" * 50, NAVIGATOR_DEMO="true")
+    assert result.returncode != 0
+    assert "NAVIGATOR_DEMO" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "name,value,reader",
+    [
+        ("DEBUG", "maybe", lambda: env_bool("DEBUG", False)),
+        ("CELERY_TASK_TIME_LIMIT", "ten", lambda: env_int("CELERY_TASK_TIME_LIMIT", 600)),
+        ("CELERY_TASK_TIME_LIMIT", "0", lambda: env_int("CELERY_TASK_TIME_LIMIT", 600, minimum=1)),
+        ("DATABASE_URL", "mysql://x/y", lambda: env_url("DATABASE_URL", schemes=("postgres",))),
+        (
+            "LLM_PROVIDER",
+            "gpt",
+            lambda: env_str("LLM_PROVIDER", "heuristic", choices=("heuristic",)),
+        ),
+    ],
+)
+def test_bad_values_name_the_variable_and_the_value(monkeypatch, name, value, reader):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ImproperlyConfigured, match=f"{name}={value!r}"):
+        reader()
+
+
+def test_unset_and_blank_fall_back_to_defaults(monkeypatch):
+    monkeypatch.delenv("NAVIGATOR_X", raising=False)
+    assert env_bool("NAVIGATOR_X", True) is True
+    monkeypatch.setenv("NAVIGATOR_X", "  ")
+    assert env_int("NAVIGATOR_X", 7) == 7
+    monkeypatch.setenv("NAVIGATOR_X", "a, b,,c")
+    assert env_list("NAVIGATOR_X", []) == ["a", "b", "c"]
+
+
+def test_bad_setting_stops_django_with_a_clear_message():
+    result = django_setup(DEBUG="true", REDIS_URL="http://127.0.0.1:6379")
+    assert result.returncode != 0
+    assert "REDIS_URL='http://127.0.0.1:6379' is not valid" in result.stderr
+
+
+def test_every_variable_read_is_documented_in_env_example():
+    import re
+
+    documented = set(
+        re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M)
+    )
+    read = set()
+    for path in (ROOT / "navigator").glob("*.py"):
+        read |= set(re.findall(r'env_\w+\(\s*"([A-Z][A-Z0-9_]+)"', path.read_text()))
+    assert read, "no variables found: the pattern is wrong"
+    assert read <= documented, sorted(read - documented)
+
+
+def test_tests_run_on_postgresql_with_pgvector(db):
+    from django.db import connection
+
+    assert connection.vendor == "postgresql"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        assert cursor.fetchone() is not None
+
+
+def test_celery_runs_eagerly_without_redis(settings):
+    from navigator.celery import app
+
+    if os.environ.get("REDIS_URL"):
+        pytest.skip("REDIS_URL is set for this run")
+    assert app.conf.task_always_eager is True
