@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import models
 from django.db.models import Count
 from django.utils import timezone
 
@@ -65,6 +66,7 @@ class SourceAdmin(admin.ModelAdmin):
     list_display = ["url", "title", "document_type", "status", "last_fetched_at", "last_changed_at"]
     list_filter = ["status", "document_type"]
     search_fields = ["url", "title", "base_path"]
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}  # gov.uk is https
     readonly_fields = [
         "content_hash",
         "current_snapshot",

@@ -141,9 +141,6 @@ TIME_ZONE = "Europe/London"
 USE_I18N = True
 USE_TZ = True
 
-# Typed-in addresses (gov.uk sources) are https: opt into the Django 6 default now.
-FORMS_URLFIELD_ASSUME_HTTPS = True
-
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
