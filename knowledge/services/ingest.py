@@ -1,0 +1,318 @@
+"""Ingestion: page documents become immutable snapshots; unchanged pages cost nothing.
+
+Every write here is idempotent. A page whose normalised content hash is already stored for
+its source adds nothing; an ingest item is claimed by its unique (job, ref) row, written in
+the same transaction as the snapshot, so a task that runs twice, or is redelivered after its
+worker died, finds its item and stops.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from knowledge import govuk
+from knowledge.documents import GOVUK_ORIGIN, PageDocument
+from knowledge.models import IngestItem, IngestJob, PageSnapshot, SnapshotLink, Source
+from knowledge.parsing import parse_document
+
+Outcome = IngestItem.Outcome
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    outcome: str
+    source: Source
+    snapshot: PageSnapshot
+
+
+def page_store(*, document: PageDocument, requested_url: str | None = None) -> StoredPage:
+    """Store `document` as a snapshot of its source unless that content is already stored.
+
+    `requested_url` is the address asked for; when gov.uk redirected, the source found
+    under it moves to the document's (canonical) address.
+    """
+    parsed = parse_document(document)
+    now = timezone.now()
+    with transaction.atomic():
+        source, created = _source_for(document, requested_url=requested_url)
+        snapshot = PageSnapshot.objects.filter(
+            source=source, content_hash=parsed.content_hash
+        ).first()
+        if snapshot is not None:
+            outcome = Outcome.UNCHANGED
+        else:
+            snapshot = _snapshot_create(source, document, parsed)
+            outcome = Outcome.NEW if created else Outcome.CHANGED
+        _source_refresh(source, document, outcome=outcome, now=now)
+    return StoredPage(outcome, source, snapshot)
+
+
+def _source_for(document: PageDocument, *, requested_url: str | None) -> tuple[Source, bool]:
+    if requested_url and requested_url != document.url:
+        moved = Source.objects.select_for_update().filter(url=requested_url).first()
+        if moved is not None and not Source.objects.filter(url=document.url).exists():
+            moved.url = document.url
+            moved.base_path = document.base_path
+            moved.save(update_fields=["url", "base_path", "updated_at"])
+            return moved, False
+    source, created = Source.objects.get_or_create(
+        url=document.url, defaults={"base_path": document.base_path, "title": document.title}
+    )
+    source = Source.objects.select_for_update().get(pk=source.pk)  # one writer per source
+    return source, created
+
+
+def _snapshot_create(source: Source, document: PageDocument, parsed) -> PageSnapshot:
+    snapshot = PageSnapshot.objects.create(
+        source=source,
+        content_hash=parsed.content_hash,
+        origin=document.origin,
+        raw=document.raw,
+        text=parsed.text,
+        sections=parsed.sections,
+        public_updated_at=document.public_updated_at,
+        period_hint=document.period_hint[:64],
+    )
+    SnapshotLink.objects.bulk_create(
+        SnapshotLink(
+            snapshot=snapshot,
+            target_path=link.target_path[:500],
+            anchor_text=link.anchor_text[:500],
+            heading_path=list(link.heading_path),
+        )
+        for link in parsed.links
+    )
+    return snapshot
+
+
+def _source_refresh(source: Source, document: PageDocument, *, outcome: str, now) -> None:
+    latest = max(source.snapshots.all(), key=snapshot_recency)
+    source.current_snapshot = latest
+    source.content_hash = latest.content_hash
+    source.title = document.title if latest.origin == document.origin else source.title
+    source.document_type = document.document_type or source.document_type
+    if document.public_updated_at and (
+        source.public_updated_at is None or document.public_updated_at > source.public_updated_at
+    ):
+        source.public_updated_at = document.public_updated_at
+    source.last_fetched_at = now
+    if outcome == Outcome.CHANGED:
+        source.last_changed_at = now
+        source.status = Source.Status.CHANGED
+    elif outcome == Outcome.NEW:
+        source.last_changed_at = now
+        source.status = Source.Status.OK
+    elif source.status in (Source.Status.GONE, Source.Status.ERROR):
+        source.status = Source.Status.OK
+    if source.status in (Source.Status.OK, Source.Status.CHANGED):
+        source.status_reason = ""
+    source.save()
+
+
+_YEAR = re.compile(r"(19|20)\d\d")
+
+
+def snapshot_recency(snapshot: PageSnapshot) -> tuple:
+    """Which version of a page is the latest: gov.uk's date, else the period a page file
+    states its figures are for, else when it was fetched."""
+    published = snapshot.public_updated_at.timestamp() if snapshot.public_updated_at else 0.0
+    match = _YEAR.search(snapshot.period_hint or "")
+    period_year = int(match.group()) if match else 0
+    if period_year and snapshot.period_hint.startswith("pre-"):
+        period_year -= 1
+    return (published, period_year, snapshot.fetched_at.timestamp(), snapshot.pk)
+
+
+def source_record_failure(*, url: str, gone: bool, reason: str) -> Source | None:
+    """Mark a known source gone or in error; its snapshots and units stay."""
+    with transaction.atomic():
+        source = Source.objects.select_for_update().filter(url=url).first()
+        if source is None:
+            return None
+        source.status = Source.Status.GONE if gone else Source.Status.ERROR
+        source.status_reason = reason[:2000]
+        source.last_fetched_at = timezone.now()
+        source.save(update_fields=["status", "status_reason", "last_fetched_at", "updated_at"])
+        return source
+
+
+# --- jobs ---------------------------------------------------------------------------------
+
+
+def ingest_job_create(*, kind: str, refs: list[str], params: dict | None = None) -> IngestJob:
+    if not refs:
+        raise ValueError("nothing to ingest: the job has no pages")
+    unique_refs = list(dict.fromkeys(refs))
+    return IngestJob.objects.create(
+        kind=kind, refs=unique_refs, total=len(unique_refs), params=params or {}
+    )
+
+
+def directory_job_create(*, root: Path) -> IngestJob:
+    source = govuk.LocalDirectorySource(root)
+    names = sorted(source.names(), key=lambda name: _file_order(source, name))
+    if not names:
+        raise ValueError(f"no page files (*.json) in {root}")
+    return ingest_job_create(
+        kind=IngestJob.Kind.DIRECTORY, refs=names, params={"root": str(source.root)}
+    )
+
+
+def _file_order(source: govuk.LocalDirectorySource, name: str) -> tuple:
+    """Older versions of a page first, so that the newest becomes the source's current one."""
+    try:
+        document = source.fetch(name)
+    except govuk.FetchError:
+        return ("", 0, name)
+    stamp = document.public_updated_at.isoformat() if document.public_updated_at else ""
+    match = _YEAR.search(document.period_hint)
+    return (stamp, int(match.group()) if match else 0, name)
+
+
+def ingest_item_run(*, job_id: int, ref: str) -> IngestItem:
+    """Fetch and store one page of a job, once. Safe to run again: returns the first result.
+
+    The fetch happens outside any transaction; the snapshot and the item that claims the
+    page are written together. Transient fetch errors propagate for the task to retry.
+    """
+    job = IngestJob.objects.get(pk=job_id)
+    existing = IngestItem.objects.filter(job=job, ref=ref).first()
+    if existing is not None:
+        return existing
+    started = time.perf_counter()
+    requested_url = None if job.kind == IngestJob.Kind.DIRECTORY else GOVUK_ORIGIN + ref
+    try:
+        document, failure = _page_source(job).fetch(ref), None
+    except govuk.TransientFetchError:
+        raise
+    except govuk.FetchError as exc:
+        document, failure = None, exc
+    try:
+        with transaction.atomic():
+            item = _item_store(job, ref, document, failure, requested_url)
+            item.seconds = time.perf_counter() - started
+            item.save()
+    except IntegrityError:
+        # Another delivery of the same task got there first; its result stands.
+        return IngestItem.objects.get(job=job, ref=ref)
+    return item
+
+
+def _item_store(job, ref, document, failure, requested_url) -> IngestItem:
+    if failure is not None:
+        gone = isinstance(failure, govuk.PageGone)
+        source = None
+        if requested_url:
+            source = source_record_failure(url=requested_url, gone=gone, reason=failure.reason)
+        outcome = Outcome.GONE if gone else Outcome.FAILED
+        return IngestItem(job=job, ref=ref, outcome=outcome, reason=failure.reason, source=source)
+    stored = page_store(document=document, requested_url=requested_url)
+    return IngestItem(
+        job=job, ref=ref, outcome=stored.outcome, source=stored.source, snapshot=stored.snapshot
+    )
+
+
+def ingest_item_fail(*, job_id: int, ref: str, reason: str) -> IngestItem:
+    """Record a page that could not be fetched even after retries (e.g. gov.uk kept failing)."""
+    job = IngestJob.objects.get(pk=job_id)
+    if job.kind != IngestJob.Kind.DIRECTORY:
+        source_record_failure(url=GOVUK_ORIGIN + ref, gone=False, reason=reason)
+    item, _ = IngestItem.objects.get_or_create(
+        job=job, ref=ref, defaults={"outcome": Outcome.FAILED, "reason": reason}
+    )
+    return item
+
+
+def _page_source(job: IngestJob):
+    if job.kind == IngestJob.Kind.DIRECTORY:
+        return govuk.LocalDirectorySource(job.params["root"])
+    return govuk.content_api_client()
+
+
+def ingest_job_refresh(*, job_id: int) -> IngestJob:
+    """Mark the job finished once every page has an item (exactly once, by a guarded UPDATE)."""
+    job = IngestJob.objects.get(pk=job_id)
+    done = job.items.count()
+    if done >= job.total:
+        IngestJob.objects.filter(pk=job_id, status=IngestJob.Status.RUNNING).update(
+            status=IngestJob.Status.FINISHED, finished_at=timezone.now()
+        )
+        job.refresh_from_db()
+    return job
+
+
+def ingest_job_progress(*, job_id: int) -> dict:
+    job = IngestJob.objects.get(pk=job_id)
+    counts = dict(job.items.values_list("outcome").annotate(n=Count("id")))
+    failures = list(
+        job.items.filter(outcome__in=[Outcome.FAILED, Outcome.GONE]).values_list("ref", "reason")
+    )
+    done = sum(counts.values())
+    return {
+        "job_id": job.pk,
+        "status": job.status,
+        "done": done,
+        "total": job.total,
+        "counts": {outcome.value: counts.get(outcome.value, 0) for outcome in Outcome},
+        "failures": failures,
+    }
+
+
+def refresh_job_create() -> IngestJob | None:
+    """A freshness check of every source that came from the Content API and is not gone."""
+    paths = [
+        source.url[len(GOVUK_ORIGIN) :]
+        for source in Source.objects.exclude(status=Source.Status.GONE).select_related(
+            "current_snapshot"
+        )
+        if source.current_snapshot and source.current_snapshot.origin.startswith(GOVUK_ORIGIN)
+    ]
+    if not paths:
+        return None
+    return ingest_job_create(kind=IngestJob.Kind.REFRESH, refs=paths)
+
+
+def source_fetch_job_create(*, source_id: int) -> IngestJob:
+    source = Source.objects.get(pk=source_id)
+    if not source.url.startswith(GOVUK_ORIGIN + "/"):
+        raise ValueError(f"source {source_id} is not a gov.uk page: {source.url}")
+    return ingest_job_create(kind=IngestJob.Kind.GOVUK, refs=[source.url[len(GOVUK_ORIGIN) :]])
+
+
+def govuk_job_create(*, paths: list[str]) -> IngestJob:
+    """A job for gov.uk paths or addresses; a bad one is refused with its position."""
+    cleaned = []
+    for position, raw in enumerate(paths, start=1):
+        path = raw.strip()
+        if path.startswith(GOVUK_ORIGIN + "/"):
+            path = path[len(GOVUK_ORIGIN) :]
+        try:
+            govuk.ensure_govuk_path(path)
+        except govuk.RefusedTarget as exc:
+            raise ValueError(f"path {position} ({raw!r}): {exc.reason}") from None
+        cleaned.append(path.rstrip("/") or "/")
+    return ingest_job_create(kind=IngestJob.Kind.GOVUK, refs=cleaned)
+
+
+def seed_list_read(*, path: Path) -> list[str]:
+    """gov.uk paths from a seed file: one a line, '#' comments and blank lines ignored."""
+    if not path.is_file():
+        raise ValueError(f"seed list not found: {path}")
+    paths = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        entry = line.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        if not (entry.startswith("/") or entry.startswith(GOVUK_ORIGIN + "/")):
+            raise ValueError(f"{path.name} line {number}: {entry!r} is not a gov.uk path")
+        paths.append(entry)
+    if not paths:
+        raise ValueError(f"{path.name} lists no gov.uk paths")
+    return paths

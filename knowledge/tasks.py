@@ -1,0 +1,43 @@
+"""Celery tasks: thin, taking ids, each calling one service. Safe with acks_late because
+the services are idempotent (see knowledge.services.ingest)."""
+
+from __future__ import annotations
+
+from celery import group, shared_task
+
+from knowledge.govuk import TransientFetchError
+from knowledge.services import ingest
+
+
+@shared_task(bind=True, acks_late=True, max_retries=5, rate_limit="10/s")
+def ingest_page(self, job_id: int, ref: str) -> str:
+    try:
+        item = ingest.ingest_item_run(job_id=job_id, ref=ref)
+    except TransientFetchError as exc:
+        if self.request.is_eager or self.request.retries >= self.max_retries:
+            item = ingest.ingest_item_fail(job_id=job_id, ref=ref, reason=exc.reason)
+        else:
+            raise self.retry(exc=exc, countdown=60 * 2**self.request.retries) from exc
+    ingest.ingest_job_refresh(job_id=job_id)
+    return item.outcome
+
+
+@shared_task
+def ingest_batch(job_id: int) -> None:
+    job = ingest.IngestJob.objects.get(pk=job_id)
+    group(ingest_page.s(job_id, ref) for ref in job.refs).apply_async()
+
+
+@shared_task
+def fetch_source(source_id: int) -> None:
+    job = ingest.source_fetch_job_create(source_id=source_id)
+    ingest_page.delay(job.pk, job.refs[0])
+
+
+@shared_task
+def refresh_all_sources() -> int | None:
+    job = ingest.refresh_job_create()
+    if job is None:
+        return None
+    ingest_batch.delay(job.pk)
+    return job.pk
