@@ -8,7 +8,10 @@ from knowledge.models import (
     Category,
     Concept,
     ConceptAlias,
+    IngestItem,
+    IngestJob,
     PageSnapshot,
+    SnapshotLink,
     Source,
     UnitSighting,
 )
@@ -221,6 +224,74 @@ class UnitSightingAdmin(admin.ModelAdmin):
     list_display = ["unit", "source", "created_at"]
     search_fields = ["unit__text", "source__url"]
     readonly_fields = ["unit", "source", "snapshot", "evidence_quote", "created_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(SnapshotLink)
+class SnapshotLinkAdmin(admin.ModelAdmin):
+    list_display = ["snapshot", "target_path", "anchor_text"]
+    search_fields = ["target_path", "anchor_text", "snapshot__source__url"]
+    list_select_related = ["snapshot__source"]
+    readonly_fields = ["snapshot", "target_path", "anchor_text", "heading_path"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class IngestItemInline(admin.TabularInline):
+    model = IngestItem
+    extra = 0
+    fields = ["ref", "outcome", "reason", "source", "seconds"]
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(IngestJob)
+class IngestJobAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "status", "progress", "failed", "created_at", "finished_at"]
+    list_filter = ["kind", "status"]
+    readonly_fields = ["kind", "params", "refs", "total", "status", "created_at", "finished_at"]
+    inlines = [IngestItemInline]
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                done=Count("items"),
+                failed_count=Count("items", filter=models.Q(items__outcome="failed")),
+            )
+        )
+
+    @admin.display(description="done / total")
+    def progress(self, obj):
+        return f"{obj.done} / {obj.total}"
+
+    @admin.display(description="failed", ordering="failed_count")
+    def failed(self, obj):
+        return obj.failed_count
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(IngestItem)
+class IngestItemAdmin(admin.ModelAdmin):
+    list_display = ["ref", "job", "outcome", "reason", "source", "seconds"]
+    list_filter = ["outcome", "job__kind"]
+    search_fields = ["ref", "reason"]
+    readonly_fields = ["job", "ref", "outcome", "reason", "source", "snapshot", "seconds"]
 
     def has_add_permission(self, request):
         return False

@@ -135,7 +135,10 @@ class PageSnapshot(models.Model):
     """One fetched version of a source. Immutable: a database trigger refuses UPDATE."""
 
     source = models.ForeignKey(Source, on_delete=models.PROTECT, related_name="snapshots")
-    content_hash = models.CharField(max_length=64)
+    content_hash = models.CharField(max_length=64, help_text="Hash of title + normalised text")
+    raw_hash = models.CharField(
+        max_length=64, blank=True, help_text="Hash of the page as received: skips re-parsing"
+    )
     origin = models.CharField(
         max_length=500, help_text="Where this version came from: an API URL or a page file"
     )
@@ -156,6 +159,7 @@ class PageSnapshot(models.Model):
                 fields=["source", "content_hash"], name="snapshot_unique_source_hash"
             ),
         ]
+        indexes = [models.Index(fields=["source", "raw_hash"], name="snapshot_raw_hash_idx")]
 
     def __str__(self) -> str:
         return f"{self.source.url} @ {self.content_hash[:10]}"

@@ -211,7 +211,9 @@ class _HtmlWalker:
             values = [normalise_inline(cell.get_text(" ")) for cell in cells]
             if not any(values):
                 continue
-            if not headers and all(cell.name == "th" for cell in cells):
+            in_head = row.parent is not None and row.parent.name == "thead"
+            filled = [cell for cell, value in zip(cells, values, strict=True) if value]
+            if not headers and (in_head or all(cell.name == "th" for cell in filled)):
                 headers = values
                 continue
             self.blocks.append(Block("row", linearise_row(headers, values), url=self.url))

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -24,3 +26,15 @@ def expert(db):
 @pytest.fixture
 def editor(db):
     return _member_of(EDITOR, "editor1")
+
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "govuk"
+
+
+@pytest.fixture(scope="session")
+def corpus_pages() -> Path:
+    """The shared real gov.uk corpus (kept outside the repository, beside the clone)."""
+    pages = CORPUS / "pages"
+    if not pages.is_dir():
+        pytest.skip(f"real gov.uk corpus not found beside the project ({pages})")
+    return pages

@@ -8,6 +8,8 @@ worker died, finds its item and stops.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import time
 from dataclasses import dataclass
@@ -35,9 +37,16 @@ class StoredPage:
 def page_store(*, document: PageDocument, requested_url: str | None = None) -> StoredPage:
     """Store `document` as a snapshot of its source unless that content is already stored.
 
-    `requested_url` is the address asked for; when gov.uk redirected, the source found
-    under it moves to the document's (canonical) address.
+    A page received byte-for-byte as before is recognised by its raw hash without parsing;
+    otherwise the parsed content hash decides. `requested_url` is the address asked for:
+    when gov.uk redirected, the source found under it moves to the canonical address.
     """
+    raw_hash = raw_content_hash(document.raw)
+    if requested_url in (None, document.url):
+        known = _snapshot_with_raw_hash(document.url, raw_hash)
+        if known is not None:
+            _source_touch(known.source)
+            return StoredPage(Outcome.UNCHANGED, known.source, known)
     parsed = parse_document(document)
     now = timezone.now()
     with transaction.atomic():
@@ -48,10 +57,32 @@ def page_store(*, document: PageDocument, requested_url: str | None = None) -> S
         if snapshot is not None:
             outcome = Outcome.UNCHANGED
         else:
-            snapshot = _snapshot_create(source, document, parsed)
+            snapshot = _snapshot_create(source, document, parsed, raw_hash)
             outcome = Outcome.NEW if created else Outcome.CHANGED
         _source_refresh(source, document, outcome=outcome, now=now)
     return StoredPage(outcome, source, snapshot)
+
+
+def raw_content_hash(raw: dict) -> str:
+    canonical = json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _snapshot_with_raw_hash(url: str, raw_hash: str) -> PageSnapshot | None:
+    return (
+        PageSnapshot.objects.filter(source__url=url, raw_hash=raw_hash)
+        .select_related("source")
+        .defer("raw", "text", "sections")
+        .first()
+    )
+
+
+def _source_touch(source: Source) -> None:
+    """An unchanged fetch: remember when, and clear a gone/error status it no longer has."""
+    fields = {"last_fetched_at": timezone.now(), "updated_at": timezone.now()}
+    if source.status in (Source.Status.GONE, Source.Status.ERROR):
+        fields.update(status=Source.Status.OK, status_reason="")
+    Source.objects.filter(pk=source.pk).update(**fields)
 
 
 def _source_for(document: PageDocument, *, requested_url: str | None) -> tuple[Source, bool]:
@@ -69,10 +100,11 @@ def _source_for(document: PageDocument, *, requested_url: str | None) -> tuple[S
     return source, created
 
 
-def _snapshot_create(source: Source, document: PageDocument, parsed) -> PageSnapshot:
+def _snapshot_create(source, document: PageDocument, parsed, raw_hash: str) -> PageSnapshot:
     snapshot = PageSnapshot.objects.create(
         source=source,
         content_hash=parsed.content_hash,
+        raw_hash=raw_hash,
         origin=document.origin,
         raw=document.raw,
         text=parsed.text,
@@ -93,7 +125,10 @@ def _snapshot_create(source: Source, document: PageDocument, parsed) -> PageSnap
 
 
 def _source_refresh(source: Source, document: PageDocument, *, outcome: str, now) -> None:
-    latest = max(source.snapshots.all(), key=snapshot_recency)
+    versions = source.snapshots.only(
+        "id", "content_hash", "origin", "public_updated_at", "period_hint", "fetched_at"
+    )
+    latest = max(versions, key=snapshot_recency)
     source.current_snapshot = latest
     source.content_hash = latest.content_hash
     source.title = document.title if latest.origin == document.origin else source.title

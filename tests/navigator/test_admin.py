@@ -4,7 +4,8 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
-from knowledge.models import ConceptAlias, UnitSighting
+from knowledge.models import ConceptAlias, IngestItem, SnapshotLink, UnitSighting
+from knowledge.services.ingest import ingest_job_create
 from tests.factories import make_snapshot, make_unit
 
 pytestmark = pytest.mark.django_db
@@ -18,6 +19,9 @@ def one_of_each(db):
     UnitSighting.objects.create(
         unit=unit, source=other.source, snapshot=other, evidence_quote=other.text[:20]
     )
+    SnapshotLink.objects.create(snapshot=other, target_path="/child-benefit", anchor_text="CB")
+    job = ingest_job_create(kind="directory", refs=["a.json"], params={"root": "/tmp"})
+    IngestItem.objects.create(job=job, ref="a.json", outcome="new", source=other.source)
 
 
 def registered_models():

@@ -1,5 +1,7 @@
 import time
+from pathlib import Path
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -7,7 +9,7 @@ from knowledge.selectors import knowledge_base_counts
 
 
 class Command(BaseCommand):
-    help = "Everything `make demo` does before serving: migrate, taxonomy, demo users."
+    help = "Everything `make demo` does before serving: migrate, taxonomy, users, ingest."
 
     def handle(self, *args, **options):
         started = time.perf_counter()
@@ -15,6 +17,7 @@ class Command(BaseCommand):
             ("migrate", {"interactive": False, "verbosity": 0}),
             ("load_taxonomy", {}),
             ("create_demo_users", {}),
+            ("ingest", {"from_dir": Path(settings.BASE_DIR) / "fixtures" / "govuk"}),
         ]
         for name, kwargs in steps:
             self.stdout.write(self.style.MIGRATE_HEADING(f"== {name}"))
