@@ -62,7 +62,7 @@ def ensure_allowed_url(url: str) -> None:
     parts = urlsplit(url)
     if parts.scheme != "https":
         raise RefusedTarget(f"refused {url!r}: only https is allowed")
-    if parts.hostname != ALLOWED_HOST or parts.port not in (None, 443) or parts.username:
+    if parts.hostname != ALLOWED_HOST or parts.port not in (None, 443) or "@" in parts.netloc:
         raise RefusedTarget(f"refused {url!r}: only {ALLOWED_HOST} may be requested")
 
 
@@ -242,7 +242,10 @@ class LocalDirectorySource:
         return path
 
     def _inside(self, path: Path) -> bool:
-        return path.resolve().is_relative_to(self.root)
+        try:
+            return path.resolve(strict=False).is_relative_to(self.root)
+        except (OSError, RuntimeError):  # a symlink loop leads nowhere inside
+            return False
 
 
 _shared_client: ContentApiClient | None = None

@@ -260,6 +260,12 @@ class AtomicUnit(TimestampedModel):
     )
     provider = models.CharField(max_length=16, choices=Provider.choices)
     provider_model = models.CharField(max_length=100, blank=True)
+    extraction_run = models.ForeignKey(
+        "ExtractionRun", on_delete=models.SET_NULL, null=True, blank=True, related_name="units"
+    )
+    validity_basis = models.CharField(
+        max_length=40, blank=True, help_text="Where the validity dates came from"
+    )
     fingerprint = models.CharField(
         max_length=64, db_index=True, help_text="Hash of the normalised text"
     )
@@ -414,3 +420,137 @@ class IngestItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ref}: {self.outcome}"
+
+
+class ExtractionJob(models.Model):
+    """A batch of extraction runs started together (the jobs screen's unit of progress)."""
+
+    provider = models.CharField(max_length=16)
+    total = models.PositiveIntegerField()
+    created_by = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"extraction job {self.pk} ({self.provider}, {self.total} pages)"
+
+
+class ExtractionRun(models.Model):
+    """Both passes of one snapshot by one provider and prompt version; exactly one per triple."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    snapshot = models.ForeignKey(PageSnapshot, on_delete=models.CASCADE, related_name="runs")
+    job = models.ForeignKey(
+        ExtractionJob, on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+    )
+    provider = models.CharField(max_length=16)
+    model = models.CharField(max_length=100, blank=True)
+    prompt_version = models.CharField(max_length=32)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    context = models.JSONField(default=dict, blank=True, help_text="Pass 1: page context")
+    units_made = models.PositiveIntegerField(default=0)
+    units_rejected = models.PositiveIntegerField(default=0)
+    units_unassigned = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    error = models.TextField(blank=True)
+    timings = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["snapshot", "provider", "prompt_version"], name="run_unique_per_version"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"run {self.pk}: snapshot {self.snapshot_id} by {self.provider} {self.prompt_version}"
+        )
+
+
+class ExtractionItem(models.Model):
+    """A proposed unit that did not enter the knowledge base: rejected by validation, or
+    valid but not confidently bound to a concept (the unassigned triage list)."""
+
+    class Kind(models.TextChoices):
+        REJECTED = "rejected", "Rejected"
+        UNASSIGNED = "unassigned", "Unassigned (triage)"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        ASSIGNED = "assigned", "Assigned to a concept"
+        DISCARDED = "discarded", "Discarded"
+
+    run = models.ForeignKey(ExtractionRun, on_delete=models.CASCADE, related_name="items")
+    snapshot = models.ForeignKey(PageSnapshot, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    reason_code = models.CharField(max_length=40)
+    reason = models.TextField()
+    proposal = models.JSONField(help_text="What the provider proposed, as received")
+    evidence_start = models.IntegerField(null=True, blank=True)
+    evidence_end = models.IntegerField(null=True, blank=True)
+    candidates = models.JSONField(default=list, blank=True, help_text="Best concepts, scored")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    resolution_note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.reason_code}"
+
+
+class QualityFlag(models.Model):
+    """A doubt about a unit for editors: misplaced, unverified, stale, superseded page."""
+
+    class Kind(models.TextChoices):
+        MISPLACED = "misplaced", "Misplaced unit"
+        UNVERIFIED_EVIDENCE = "unverified_evidence", "Unverified evidence"
+        STALE_SOURCE = "stale_source", "Source changed since extraction"
+        SUPERSEDED_SNAPSHOT = "superseded_snapshot", "From an older version of its page"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        ACCEPTED = "accepted", "Accepted"
+        DISMISSED = "dismissed", "Dismissed"
+
+    unit = models.ForeignKey(AtomicUnit, on_delete=models.CASCADE, related_name="flags")
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    reason = models.TextField()
+    suggested_concept = models.ForeignKey(
+        Concept, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["unit", "kind"],
+                condition=Q(status="open"),
+                name="flag_one_open_per_unit_and_kind",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} on unit {self.unit_id}"

@@ -94,7 +94,7 @@ def _part_blocks(part: PagePart, *, guide_part: bool) -> tuple[list[Block], list
     if part.body_format == "text":
         body_blocks, links = _text_blocks(part.body, url=part.url), []
     else:
-        source = part.body if part.body_format == "html" else _markdown.render(part.body)
+        source = part.body if part.body_format == "html" else _markdown_to_html(part.body)
         body_blocks, links = _html_blocks(source, url=part.url, top=[b.text for b in blocks])
     repeats_title = (
         blocks
@@ -266,6 +266,51 @@ def _dedupe_links(links: list[Link], *, own_path: str) -> list[Link]:
         seen.add(key)
         result.append(link)
     return result
+
+
+# --- markdown ------------------------------------------------------------------------------
+
+
+def _markdown_to_html(body: str) -> str:
+    """Markdown to HTML, with html2text's loose pipe tables (whose delimiter row rarely
+    matches the header) turned into real tables first."""
+    return _markdown.render(_pipe_tables_to_html(body))
+
+
+def _split_cells(line: str) -> list[str]:
+    cells = [html.escape(normalise_inline(cell)) for cell in line.strip().split("|")]
+    if cells and cells[-1] == "":
+        cells.pop()
+    return cells
+
+
+def _pipe_tables_to_html(body: str) -> str:
+    lines = body.splitlines()
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        next_line = lines[index + 1] if index + 1 < len(lines) else ""
+        if "|" in line and _PIPE_SEPARATOR.match(next_line.strip()):
+            header = _split_cells(line)  # a leading '|' keeps an empty first header cell
+            index += 2
+            rows = []
+            while index < len(lines) and "|" in lines[index] and lines[index].strip():
+                rows.append(
+                    _split_cells(lines[index].lstrip("|") if not header[0] else lines[index])
+                )
+                index += 1
+            head = "".join(f"<th>{cell}</th>" for cell in header)
+            body_rows = "".join(
+                "<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows
+            )
+            out.extend(
+                ["", f"<table><thead><tr>{head}</tr></thead><tbody>{body_rows}</tbody></table>", ""]
+            )
+            continue
+        out.append(line)
+        index += 1
+    return "\n".join(out)
 
 
 # --- plain text excerpts ------------------------------------------------------------------

@@ -85,3 +85,15 @@ def env_url(name: str, *, schemes: tuple[str, ...]) -> str | None:
     if parsed.scheme not in schemes:
         raise _bad(name, value, "a URL with scheme " + " or ".join(schemes))
     return value
+
+
+def env_json(name: str, default):
+    value = _raw(name)
+    if value is None:
+        return default
+    import json
+
+    try:
+        return json.loads(value)
+    except ValueError as exc:
+        raise _bad(name, value, f"JSON ({exc})") from None

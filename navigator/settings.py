@@ -9,7 +9,7 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-from navigator.env import env_bool, env_float, env_int, env_list, env_str, env_url
+from navigator.env import env_bool, env_float, env_int, env_json, env_list, env_str, env_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("NAVIGATOR_VAR_DIR", str(BASE_DIR / "var")))
@@ -118,6 +118,15 @@ LLM_MODEL_EXTRACT = env_str("LLM_MODEL_EXTRACT", "gpt-4o-mini")
 LLM_MODEL_ADJUDICATE = env_str("LLM_MODEL_ADJUDICATE", "gpt-4o-mini")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 3, minimum=0)
+# Prices in US dollars per million tokens, to record each run's cost.
+LLM_PRICES = env_json(
+    "LLM_PRICES",
+    {
+        "gpt-4o-mini": {"input": 0.15, "output": 0.60},
+        "gpt-4o": {"input": 2.50, "output": 10.00},
+        "gpt-4.1-mini": {"input": 0.40, "output": 1.60},
+    },
+)
 if LLM_PROVIDER == "openai" and not LLM_API_KEY:
     raise ImproperlyConfigured("LLM_PROVIDER=openai needs LLM_API_KEY")
 

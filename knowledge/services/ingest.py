@@ -257,10 +257,14 @@ def _item_store(job, ref, document, failure, requested_url) -> IngestItem:
 def ingest_item_fail(*, job_id: int, ref: str, reason: str) -> IngestItem:
     """Record a page that could not be fetched even after retries (e.g. gov.uk kept failing)."""
     job = IngestJob.objects.get(pk=job_id)
+    existing = IngestItem.objects.filter(job=job, ref=ref).first()
+    if existing is not None:
+        return existing  # another delivery of the task recorded this page already
+    source = None
     if job.kind != IngestJob.Kind.DIRECTORY:
-        source_record_failure(url=GOVUK_ORIGIN + ref, gone=False, reason=reason)
+        source = source_record_failure(url=GOVUK_ORIGIN + ref, gone=False, reason=reason)
     item, _ = IngestItem.objects.get_or_create(
-        job=job, ref=ref, defaults={"outcome": Outcome.FAILED, "reason": reason}
+        job=job, ref=ref, defaults={"outcome": Outcome.FAILED, "reason": reason, "source": source}
     )
     return item
 

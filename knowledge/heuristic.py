@@ -1,0 +1,416 @@
+"""The offline, deterministic extraction provider: rules over the parsed page structure.
+
+It does real work, not an imitation of an LLM: amounts become threshold units with a
+structured value; "you can / must / cannot … if …" sentences become eligibility or rule
+units; ordered steps become one procedure; "X is / means …" become definitions; examples
+are linked to the unit they illustrate; validity comes from tax-year phrases in the unit,
+its table header, its section, the page, and only then from the page file's stated period
+or publication date (each unit records which). Concepts are bound by MiniLM similarity to
+the concept descriptions of the page's categories, only when the best beats the runner-up
+by a margin; otherwise the unit goes to triage with its candidates. Everything it makes is
+labelled provider=heuristic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from knowledge.llm import PageContext, PageInput, UnitProposal, Usage
+from knowledge.temporal import tax_year_bounds, tax_year_start_year
+from knowledge.textfacts import (
+    Amount,
+    Validity,
+    find_amounts,
+    find_validities,
+    header_validity,
+    hint_validity,
+    period_in,
+)
+
+BINDING_MARGIN = 0.02
+_HOWTO = re.compile(
+    r"^(how (to|you)|step \d|make a claim|apply|claim|transfer|open|report|what you need to do|"
+    r"how it('s| is) paid|appeal|pay)", re.I,
+)  # fmt: skip
+_EXAMPLE_HEADING = re.compile(r"^examples?\b", re.I)
+_FOR_EXAMPLE = re.compile(r"^(for example|example:)", re.I)
+_ELIGIBILITY = re.compile(
+    r"\b(you can (get|claim|apply|have|open)|you could get|you('re| are) (eligible|entitled)|"
+    r"to (be eligible|qualify|get|claim)|you may be able to|you must be|can have|who can|"
+    r"eligible|entitled|you('ll| will) (only )?(get|qualify)|if you('re| are)|you('re| are) not eligible)",
+    re.I,
+)  # fmt: skip
+_RULE = re.compile(
+    r"\b(you (must|cannot|can't|can not|can|need to|have to|should|will not|won't|do not need|"
+    r"do not have to|must not|may)|it('s| is) (not )?(possible|illegal)|is taxed|are taxed|"
+    r"does not|do not count|counts? towards|will be|is paid|are paid)\b",
+    re.I,
+)  # fmt: skip
+_DEFINITION = re.compile(
+    r"^(?:an? |the |your )?['\"]?([A-Z][\w'’ -]{2,60}?)['\"]? (?:is|are|means) "
+    r"(?:the|a|an|when|what|how|your|any|money|income|something|where|made up)\b",
+)  # fmt: skip
+_CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
+_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
+_ORDERED = re.compile(r"^\d+\. ")
+_ROW_CELL = re.compile(r"^[^;:]{1,200}: ")
+
+
+@dataclass
+class Line:
+    start: int
+    end: int
+    text: str
+    section: dict
+
+    @property
+    def kind(self) -> str:
+        if self.text.startswith("- "):
+            return "item"
+        if _ORDERED.match(self.text):
+            return "step"
+        if self.section["heading_path"] and self.start == self.section["start"]:
+            return "heading"
+        if "; " in self.text and _ROW_CELL.match(self.text) and find_amounts(self.text):
+            return "row"
+        return "paragraph"
+
+
+class HeuristicProvider:
+    name = "heuristic"
+    prompt_version = "heuristic-v1"
+
+    def __init__(self, embedder=None, margin: float = BINDING_MARGIN):
+        self._embedder = embedder
+        self.margin = margin
+
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from knowledge.embeddings import get_embedder
+
+            self._embedder = get_embedder()
+        return self._embedder
+
+    # --- pass 1 ---------------------------------------------------------------------------
+
+    def page_context(self, *, page: PageInput, categories, concepts):
+        headings = [s["heading_path"][-1] for s in page.sections if s["heading_path"]][:8]
+        query = f"{page.title}. " + ". ".join(dict.fromkeys(headings))
+        scores = self._category_scores(query, concepts)
+        ranked = sorted(scores, key=scores.get, reverse=True)
+        best = ranked[0]
+        related = [slug for slug in ranked[1:3] if scores[slug] >= scores[best] - 0.06]
+        period = _page_validity(page)
+        context = PageContext(
+            domain=page.title,
+            audience=_audience(page.text),
+            period=_label(period.valid_from) if period and period.valid_from else None,
+            category=best,
+            related_categories=related,
+        )
+        return context, Usage(model="heuristic-v1")
+
+    def _category_scores(self, query: str, concepts) -> dict[str, float]:
+        vector = self.embedder.embed([query])[0]
+        by_category: dict[str, list[float]] = defaultdict(list)
+        for concept in concepts:
+            if concept.vector is not None:
+                by_category[concept.category].append(float(np.dot(vector, concept.vector)))
+        return {
+            slug: float(np.mean(sorted(values, reverse=True)[:3]))
+            for slug, values in by_category.items()
+        }
+
+    # --- pass 2 ---------------------------------------------------------------------------
+
+    def extract_units(self, *, page: PageInput, context: PageContext, concepts):
+        proposals = _Extractor(page).run()
+        allowed = {context.category, *context.related_categories}
+        self._bind(page, proposals, [c for c in concepts if c.category in allowed])
+        return proposals, Usage(model="heuristic-v1")
+
+    def _bind(self, page: PageInput, proposals: list[UnitProposal], concepts) -> None:
+        usable = [concept for concept in concepts if concept.vector is not None]
+        if not proposals or not usable:
+            return
+        matrix = np.asarray([concept.vector for concept in usable], dtype=np.float32)
+        queries = [f"{page.title}. {proposal.text}" for proposal in proposals]
+        similarities = self.embedder.embed(queries) @ matrix.T
+        for proposal, row in zip(proposals, similarities, strict=True):
+            order = np.argsort(-row)[:3]
+            proposal.candidates = [(usable[i].taxonomy_id, float(row[i])) for i in order]
+            best, runner_up = float(row[order[0]]), float(row[order[1]]) if len(order) > 1 else -1.0
+            proposal.concept_id = (
+                usable[order[0]].taxonomy_id if best - runner_up >= self.margin else None
+            )
+
+
+def _label(day) -> str:
+    start = tax_year_start_year(day)
+    return f"{start}-{(start + 1) % 100:02d}"
+
+
+def _audience(text: str) -> str:
+    lowered = text.lower()
+    for word, audience in (
+        ("employer", "employers and employees"),
+        ("student", "students"),
+        ("child", "parents and carers"),
+        ("pension", "people planning or drawing a pension"),
+        ("self-employed", "the self-employed"),
+    ):
+        if word in lowered:
+            return audience
+    return "the public"
+
+
+def _page_validity(page: PageInput) -> Validity | None:
+    """A tax year the page states for itself ('The current tax year is …', 'In the 2015 to
+    2016 tax year …'): the most frequent closed period in its text."""
+    counts: dict[tuple, int] = defaultdict(int)
+    for validity in find_validities(page.text):
+        if validity.valid_from and validity.valid_to:
+            counts[(validity.valid_from, validity.valid_to)] += 1
+    if not counts:
+        return None
+    (valid_from, valid_to), _ = max(counts.items(), key=lambda item: (item[1], item[0]))
+    return Validity(valid_from, valid_to, 0, "page")
+
+
+class _Extractor:
+    def __init__(self, page: PageInput):
+        self.page = page
+        self.text = page.text
+        self.lines = self._lines()
+        self.proposals: list[UnitProposal] = []
+        self.page_period = _page_validity(page)
+        self.hint_period = hint_validity(page.period_hint)
+        self.seen: set[tuple] = set()
+
+    def _lines(self) -> list[Line]:
+        lines = []
+        sections = self.page.sections or [{"heading_path": [], "start": 0, "end": len(self.text)}]
+        index = 0
+        for match in re.finditer(r"[^\n]+", self.text):
+            while index + 1 < len(sections) and sections[index + 1]["start"] <= match.start():
+                index += 1
+            lines.append(Line(match.start(), match.end(), match.group(), sections[index]))
+        return lines
+
+    def run(self) -> list[UnitProposal]:
+        by_section: dict[int, list[Line]] = defaultdict(list)
+        for line in self.lines:
+            by_section[id(line.section)].append(line)
+        for lines in by_section.values():
+            self._section(lines)
+        return self.proposals
+
+    # --- sections -------------------------------------------------------------------------
+
+    def _section(self, lines: list[Line]) -> None:
+        heading = lines[0].section["heading_path"][-1] if lines[0].section["heading_path"] else ""
+        body = [line for line in lines if line.kind != "heading"]
+        if not body:
+            return
+        if _EXAMPLE_HEADING.match(heading):
+            self._add("example", self._span(body[0], body[-1]), body[0], example=True)
+            return
+        covered = self._procedure(heading, body)
+        index = 0
+        while index < len(body):
+            line = body[index]
+            if line.start in covered:
+                index += 1
+                continue
+            if line.kind == "row":
+                self._row(line)
+            elif line.kind == "paragraph" and line.text.endswith(":"):
+                items = self._items_after(body, index)
+                if items:
+                    self._list(line, items)
+                    index += len(items) + 1
+                    continue
+                self._paragraph(line)
+            elif line.kind in ("paragraph", "item", "step"):
+                self._paragraph(line)
+            index += 1
+
+    def _procedure(self, heading: str, body: list[Line]) -> set[int]:
+        steps = [line for line in body if line.kind == "step"]
+        if len(steps) < 2 and not (_HOWTO.match(heading) and len(steps) >= 1):
+            return set()
+        first = body.index(steps[0])
+        if first > 0 and body[first - 1].text.endswith(":"):
+            first -= 1  # the lead-in belongs to the steps
+        last = body.index(steps[-1])
+        quote_lines = body[first : last + 1]
+        self._add("procedure", self._span(quote_lines[0], quote_lines[-1]), quote_lines[0],
+                  text=f"{heading}: " + " ".join(line.text for line in quote_lines) if heading else None)  # fmt: skip
+        return {line.start for line in quote_lines}
+
+    def _items_after(self, body: list[Line], index: int) -> list[Line]:
+        items = []
+        for line in body[index + 1 :]:
+            if line.kind != "item":
+                break
+            items.append(line)
+        return items
+
+    # --- blocks ---------------------------------------------------------------------------
+
+    def _list(self, lead_in: Line, items: list[Line]) -> None:
+        span = self._span(lead_in, items[-1])
+        text = lead_in.text + " " + "; ".join(item.text[2:] for item in items)
+        kind = "eligibility" if _ELIGIBILITY.search(lead_in.text) else "rule"
+        if find_amounts(text):
+            for item in items:
+                for amount in _distinct(find_amounts(item.text)):
+                    self._threshold(
+                        f"{lead_in.text} {item.text[2:]}", amount, item, quote=item.text
+                    )
+        if _ELIGIBILITY.search(lead_in.text) or _RULE.search(lead_in.text):
+            self._add(kind, span, lead_in, text=text)
+
+    def _row(self, line: Line) -> None:
+        cells = [
+            cell.split(": ", 1) if ": " in cell else ["", cell] for cell in line.text.split("; ")
+        ]
+        labels = [
+            f"{header}: {value}" if header else value
+            for header, value in cells
+            if not find_amounts(value)
+        ]
+        row_validity = next((v for _, value in cells if (v := header_validity(value))), None)
+        heading = " > ".join(line.section["heading_path"][-2:])
+        for header, value in cells:
+            amounts = _distinct(find_amounts(value))
+            if not amounts:
+                continue
+            cell_validity = header_validity(header) or row_validity
+            described = "; ".join([*labels, f"{header}: {value}" if header else value])
+            text = f"{heading}: {described}" if heading else described
+            for amount in amounts[:1]:
+                self._threshold(text, amount, line, quote=line.text, validity=cell_validity,
+                                period_text=f"{header} {value} {heading}")  # fmt: skip
+
+    def _paragraph(self, line: Line) -> None:
+        body = line.text[2:] if line.kind == "item" else _ORDERED.sub("", line.text)
+        offset = line.start + (len(line.text) - len(body))
+        for match in _SENTENCE.finditer(body):
+            sentence = match.group().strip()
+            if len(sentence) < 12:
+                continue
+            start = offset + match.start() + (len(match.group()) - len(match.group().lstrip()))
+            self._sentence(sentence, start, line)
+
+    def _sentence(self, sentence: str, start: int, line: Line) -> None:
+        span = (start, start + len(sentence))
+        if _FOR_EXAMPLE.match(sentence):
+            self._add("example", span, line, text=sentence, example=True)
+            return
+        amounts = _distinct(find_amounts(sentence))
+        if amounts:
+            for amount in amounts:
+                self._threshold(sentence, amount, line, quote=sentence, quote_start=start)
+            return
+        if _DEFINITION.match(sentence) or _CALLED.search(sentence):
+            self._add("definition", span, line, text=sentence)
+        elif _ELIGIBILITY.search(sentence):
+            self._add("eligibility", span, line, text=sentence)
+        elif _RULE.search(sentence):
+            self._add("rule", span, line, text=sentence)
+
+    # --- making proposals -----------------------------------------------------------------
+
+    def _threshold(self, text, amount: Amount, line: Line, *, quote, quote_start=None,
+                   validity=None, period_text="") -> None:  # fmt: skip
+        start = quote_start if quote_start is not None else self.text.index(quote, line.start)
+        after = (
+            text[text.find(amount.printed) + len(amount.printed) :][:40]
+            if amount.printed in text
+            else ""
+        )
+        period = period_in(after) or period_in(period_text)
+        self._add(
+            "threshold", (start, start + len(quote)), line, text=text, amount=amount,
+            period=period or ("" if amount.unit == "percent" else "one_off" if "one-off" in text else ""),
+            validity=validity, is_figure=True,
+        )  # fmt: skip
+
+    def _span(self, first: Line, last: Line) -> tuple[int, int]:
+        return first.start, last.end
+
+    def _add(self, unit_type, span, line: Line, *, text=None, amount=None, period="",
+             validity=None, example=False, is_figure=False) -> None:  # fmt: skip
+        quote = self.text[span[0] : span[1]]
+        text = " ".join((text or quote).split())
+        key = (unit_type, text, amount.value if amount else None)
+        if key in self.seen or not quote.strip():
+            return
+        self.seen.add(key)
+        dates, basis = self._validity(line, quote, validity, is_figure)
+        self.proposals.append(
+            UnitProposal(
+                unit_type=unit_type,
+                text=text,
+                concept_id=None,
+                evidence_quote=quote,
+                valid_from=dates[0].isoformat() if dates[0] else None,
+                valid_to=dates[1].isoformat() if dates[1] else None,
+                value_amount=amount.value if amount else None,
+                value_unit=amount.unit if amount else None,
+                value_period=period or None,
+                example_of=self._last_non_example() if example else None,
+                validity_basis=basis,
+            )
+        )
+
+    def _last_non_example(self) -> int | None:
+        for index in range(len(self.proposals) - 1, -1, -1):
+            if self.proposals[index].unit_type != "example":
+                return index
+        return None
+
+    def _validity(self, line: Line, quote: str, validity, is_figure: bool):
+        if validity is not None:
+            return (validity.valid_from, validity.valid_to), "table header or row"
+        own = find_validities(quote)
+        if own:
+            return (own[0].valid_from, own[0].valid_to), "stated in the quote"
+        section = self._section_validity(line)
+        if section is not None:
+            return (section.valid_from, section.valid_to), "stated in its section"
+        if self.page_period is not None:
+            return (self.page_period.valid_from, self.page_period.valid_to), "stated on the page"
+        if self.hint_period is not None:
+            return (self.hint_period.valid_from, self.hint_period.valid_to), "page file's period"
+        if is_figure and self.page.public_updated_at is not None:
+            first, last = tax_year_bounds(tax_year_start_year(self.page.public_updated_at.date()))
+            return (first, last), "tax year of the page's last update"
+        return (None, None), ""
+
+    def _section_validity(self, line: Line) -> Validity | None:
+        section = line.section
+        path = " ".join(section["heading_path"])
+        found = find_validities(path)
+        if found:
+            return found[0]
+        before = self.text[section["start"] : line.start]
+        found = [v for v in find_validities(before) if v.valid_from or v.valid_to]
+        return found[-1] if found else None
+
+
+def _distinct(amounts: list[Amount]) -> list[Amount]:
+    """Amounts worth a unit each: skip £1 in 'for every £1', and an equivalent given in
+    brackets right after another amount ('£242 (£1,048 a month)')."""
+    result = []
+    for amount in amounts:
+        if amount.unit == "GBP" and amount.value == 1:
+            continue
+        result.append(amount)
+    return result

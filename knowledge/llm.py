@@ -1,0 +1,306 @@
+"""The one door to chat language models, and the provider interface for extraction.
+
+Two providers answer the same two passes: `openai` (any OpenAI-compatible endpoint, with
+structured outputs) and `heuristic` (offline and deterministic, in knowledge.heuristic;
+everything it makes is labelled provider=heuristic). Prompts are versioned files in
+knowledge/prompts/.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+PROMPT_VERSION = "v1"
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+
+UnitType = Literal["rule", "threshold", "definition", "procedure", "eligibility", "example"]
+ValueUnit = Literal["GBP", "percent", "count", "years", "weeks", "days", "hours"]
+ValuePeriod = Literal["year", "month", "four_weeks", "week", "day", "hour", "one_off"]
+
+
+class ProviderError(Exception):
+    """The provider's answer cannot be used (invalid JSON, wrong shape, refused request)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ProviderTransientError(ProviderError):
+    """Rate limits, server errors or timeouts that outlasted the bounded retries."""
+
+
+# --- what providers answer ------------------------------------------------------------------
+
+
+class PageContext(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    domain: str
+    audience: str
+    period: str | None
+    category: str
+    related_categories: list[str]
+
+
+class LlmUnit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    unit_type: UnitType
+    text: str = Field(min_length=1)
+    concept_id: str | None
+    evidence_quote: str = Field(min_length=1)
+    valid_from: str | None
+    valid_to: str | None
+    value_amount: float | None
+    value_unit: ValueUnit | None
+    value_period: ValuePeriod | None
+    example_of: int | None
+
+
+class LlmUnits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    units: list[LlmUnit]
+
+
+@dataclass
+class UnitProposal:
+    """One proposed unit, before validation. Dates are ISO strings as the provider said."""
+
+    unit_type: str
+    text: str
+    concept_id: str | None
+    evidence_quote: str
+    valid_from: str | None = None
+    valid_to: str | None = None
+    value_amount: Decimal | None = None
+    value_unit: str | None = None
+    value_period: str | None = None
+    example_of: int | None = None
+    validity_basis: str = ""
+    candidates: list[tuple[str, float]] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        data = {k: v for k, v in self.__dict__.items() if k != "candidates"}
+        data["value_amount"] = None if self.value_amount is None else str(self.value_amount)
+        data["candidates"] = [[concept, round(score, 4)] for concept, score in self.candidates]
+        return data
+
+
+@dataclass(frozen=True)
+class Usage:
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class PageInput:
+    title: str
+    url: str
+    document_type: str
+    text: str
+    sections: list[dict]
+    period_hint: str
+    public_updated_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class ConceptInfo:
+    taxonomy_id: str
+    name: str
+    description: str
+    category: str
+    vector: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class CategoryInfo:
+    slug: str
+    name: str
+    description: str
+
+
+class Provider(Protocol):
+    name: str
+    prompt_version: str
+
+    def page_context(
+        self, *, page: PageInput, categories: list[CategoryInfo], concepts: list[ConceptInfo]
+    ) -> tuple[PageContext, Usage]: ...
+
+    def extract_units(
+        self, *, page: PageInput, context: PageContext, concepts: list[ConceptInfo]
+    ) -> tuple[list[UnitProposal], Usage]: ...
+
+
+def get_provider(name: str | None = None) -> Provider:
+    from django.conf import settings
+
+    name = name or settings.LLM_PROVIDER
+    if name == "heuristic":
+        from knowledge.heuristic import HeuristicProvider
+
+        return HeuristicProvider()
+    if name == "openai":
+        return OpenAIProvider.from_settings()
+    raise ProviderError(f"unknown provider {name!r}: use heuristic or openai")
+
+
+# --- prompts ----------------------------------------------------------------------------------
+
+
+def prompt_template(name: str, version: str = PROMPT_VERSION) -> str:
+    return (PROMPTS / f"{name}.{version}.md").read_text(encoding="utf-8")
+
+
+def context_prompt(*, page: PageInput, categories: list[CategoryInfo]) -> str:
+    listing = "\n".join(f"{c.slug}: {c.name} — {c.description}" for c in categories)
+    return prompt_template("page_context").format(
+        categories=listing, title=page.title, url=page.url, text=page.text
+    )
+
+
+def units_prompt(*, page: PageInput, context: PageContext, concepts: list[ConceptInfo]) -> str:
+    listing = "\n".join(f"{c.taxonomy_id}: {c.name} — {c.description}" for c in concepts)
+    return prompt_template("extract_units").format(
+        context=context.model_dump_json(), concepts=listing, title=page.title, text=page.text
+    )
+
+
+def strict_schema(model: type[BaseModel]) -> dict:
+    """Pydantic's JSON schema made acceptable to strict structured outputs: every property
+    required (nullable ones included) and no additional properties, at every level."""
+    schema = model.model_json_schema()
+
+    def tighten(node):
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "properties" in node:
+                node["required"] = list(node["properties"])
+                node["additionalProperties"] = False
+            node.pop("default", None)
+            node.pop("title", None)
+            for value in node.values():
+                tighten(value)
+        elif isinstance(node, list):
+            for value in node:
+                tighten(value)
+
+    tighten(schema)
+    return schema
+
+
+# --- the OpenAI-compatible provider ----------------------------------------------------------
+
+
+class OpenAIProvider:
+    name = "openai"
+    prompt_version = PROMPT_VERSION
+
+    def __init__(self, *, client, context_model: str, extract_model: str):
+        self.client = client
+        self.context_model = context_model
+        self.extract_model = extract_model
+
+    @classmethod
+    def from_settings(cls) -> OpenAIProvider:
+        from django.conf import settings
+        from openai import OpenAI
+
+        client = OpenAI(
+            base_url=settings.LLM_BASE_URL,
+            api_key=settings.LLM_API_KEY or "missing-key",
+            timeout=settings.LLM_TIMEOUT_SECONDS,
+            max_retries=settings.LLM_MAX_RETRIES,
+        )
+        return cls(
+            client=client,
+            context_model=settings.LLM_MODEL_CONTEXT,
+            extract_model=settings.LLM_MODEL_EXTRACT,
+        )
+
+    def page_context(self, *, page, categories, concepts):
+        prompt = context_prompt(page=page, categories=categories)
+        return self._structured(prompt, PageContext, model=self.context_model)
+
+    def extract_units(self, *, page, context, concepts):
+        prompt = units_prompt(page=page, context=context, concepts=concepts)
+        answer, usage = self._structured(prompt, LlmUnits, model=self.extract_model)
+        proposals = [
+            UnitProposal(
+                unit_type=unit.unit_type,
+                text=unit.text,
+                concept_id=unit.concept_id,
+                evidence_quote=unit.evidence_quote,
+                valid_from=unit.valid_from,
+                valid_to=unit.valid_to,
+                value_amount=None if unit.value_amount is None else Decimal(str(unit.value_amount)),
+                value_unit=unit.value_unit,
+                value_period=unit.value_period,
+                example_of=unit.example_of,
+                validity_basis="stated by the model",
+            )
+            for unit in answer.units
+        ]
+        return proposals, usage
+
+    def _structured(self, prompt: str, schema: type[BaseModel], *, model: str):
+        import openai
+
+        try:
+            completion = self.client.chat.completions.create(
+                model=model,
+                messages=[{"role": "user", "content": prompt}],
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": schema.__name__,
+                        "schema": strict_schema(schema),
+                        "strict": True,
+                    },
+                },
+                temperature=0,
+            )
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            raise ProviderTransientError(f"{type(exc).__name__} from the LLM endpoint") from exc
+        except openai.RateLimitError as exc:
+            raise ProviderTransientError(
+                "the LLM endpoint kept answering 429 (rate limited)"
+            ) from exc
+        except openai.APIStatusError as exc:
+            kind = ProviderTransientError if exc.status_code >= 500 else ProviderError
+            raise kind(f"the LLM endpoint answered HTTP {exc.status_code}") from exc
+        usage = Usage(
+            model=completion.model or model,
+            prompt_tokens=getattr(completion.usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(completion.usage, "completion_tokens", 0) or 0,
+        )
+        return parse_answer(completion, schema), usage
+
+
+def parse_answer(completion, schema: type[BaseModel]):
+    if not completion.choices:
+        raise ProviderError("the LLM answer has no choices")
+    message = completion.choices[0].message
+    if getattr(message, "refusal", None):
+        raise ProviderError(f"the model refused: {message.refusal}")
+    try:
+        data = json.loads(message.content or "")
+    except json.JSONDecodeError as exc:
+        raise ProviderError(f"the LLM answer is not valid JSON: {exc.msg} at {exc.pos}") from None
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise ProviderError(
+            f"the LLM answer does not match the schema: {where}: {first['msg']}"
+        ) from None

@@ -1,0 +1,379 @@
+"""Two-pass extraction of a snapshot into validated, concept-bound atomic units.
+
+Idempotent per (snapshot, provider, prompt version): the run row is claimed by a guarded
+UPDATE, and a succeeded run is never redone. Pass 2 validates every proposal before
+anything is stored, in one transaction per snapshot: the concept exists and is active, the
+quote is found in the snapshot text (its offsets stored), the dates are sane. What fails is
+kept as a rejected item with its reason; what is valid but not bound to a concept goes to
+the unassigned triage list.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from knowledge.evidence import locate_quote
+from knowledge.llm import (
+    CategoryInfo,
+    ConceptInfo,
+    PageContext,
+    PageInput,
+    ProviderError,
+    UnitProposal,
+    get_provider,
+)
+from knowledge.models import (
+    AtomicUnit,
+    Category,
+    Concept,
+    ConceptAlias,
+    ExtractionItem,
+    ExtractionJob,
+    ExtractionRun,
+    PageSnapshot,
+    QualityFlag,
+)
+from knowledge.services.ingest import snapshot_recency
+
+EARLIEST, LATEST = dt.date(1990, 1, 1), dt.date(2100, 12, 31)
+STALE_CLAIM = dt.timedelta(minutes=15)
+Run = ExtractionRun
+
+
+class ExtractionFailed(Exception):
+    def __init__(self, run: ExtractionRun):
+        super().__init__(run.error)
+        self.run = run
+
+
+# --- runs and jobs --------------------------------------------------------------------------
+
+
+def extraction_job_create(*, snapshot_ids: list[int], provider: str, created_by: str = ""):
+    if not snapshot_ids:
+        raise ValueError("nothing to extract: no snapshots selected")
+    job = ExtractionJob.objects.create(
+        provider=provider, total=len(snapshot_ids), created_by=created_by
+    )
+    version = get_provider(provider).prompt_version
+    for snapshot_id in snapshot_ids:
+        run, _ = Run.objects.get_or_create(
+            snapshot_id=snapshot_id,
+            provider=provider,
+            prompt_version=version,
+            defaults={"job": job},
+        )
+        if run.job_id != job.pk and run.status != Run.Status.SUCCEEDED:
+            Run.objects.filter(pk=run.pk).update(job=job)
+    return job
+
+
+def extraction_job_progress(*, job_id: int) -> dict:
+    job = ExtractionJob.objects.get(pk=job_id)
+    runs = Run.objects.filter(job=job)
+    by_status = {status: runs.filter(status=status).count() for status in Run.Status.values}
+    reused = job.total - runs.count()  # snapshots already extracted by an earlier job
+    done = by_status["succeeded"] + by_status["failed"] + reused
+    return {
+        "job_id": job.pk,
+        "total": job.total,
+        "done": done,
+        "percent": round(100 * done / job.total) if job.total else 100,
+        "by_status": by_status,
+        "finished": done >= job.total,
+        "failures": list(
+            runs.filter(status=Run.Status.FAILED).values_list("snapshot__source__url", "error")
+        ),
+    }
+
+
+def snapshot_run_claim(*, snapshot_id: int, provider_name: str, prompt_version: str) -> Run | None:
+    """The run to do now, or None when it succeeded already or another worker holds it."""
+    run, _ = Run.objects.get_or_create(
+        snapshot_id=snapshot_id, provider=provider_name, prompt_version=prompt_version
+    )
+    claimable = Q(status__in=[Run.Status.PENDING, Run.Status.FAILED]) | Q(
+        status=Run.Status.RUNNING, started_at__lt=timezone.now() - STALE_CLAIM
+    )
+    claimed = Run.objects.filter(claimable, pk=run.pk).update(
+        status=Run.Status.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1, error=""
+    )
+    return Run.objects.get(pk=run.pk) if claimed else None
+
+
+def snapshot_extract(*, snapshot_id: int, provider=None) -> Run:
+    """Both passes for one snapshot. Returns the run (existing one when already done)."""
+    provider = provider or get_provider()
+    run = snapshot_run_claim(
+        snapshot_id=snapshot_id, provider_name=provider.name, prompt_version=provider.prompt_version
+    )
+    if run is None:
+        return Run.objects.get(
+            snapshot_id=snapshot_id, provider=provider.name, prompt_version=provider.prompt_version
+        )
+    try:
+        run_context_pass(run=run, provider=provider)
+        run_units_pass(run=run, provider=provider)
+    except ProviderError as exc:
+        run_fail(run=run, reason=exc.reason)
+        raise ExtractionFailed(run) from exc
+    return run
+
+
+def run_fail(*, run: Run, reason: str) -> None:
+    Run.objects.filter(pk=run.pk).update(
+        status=Run.Status.FAILED, error=reason[:4000], finished_at=timezone.now()
+    )
+    run.refresh_from_db()
+
+
+# --- pass 1 -------------------------------------------------------------------------------
+
+
+def run_context_pass(*, run: Run, provider) -> PageContext:
+    started = time.perf_counter()
+    page = page_input(run.snapshot)
+    categories, concepts = taxonomy_for_extraction()
+    context, usage = provider.page_context(page=page, categories=categories, concepts=concepts)
+    known = {category.slug for category in categories}
+    if context.category not in known:
+        raise ProviderError(f"pass 1 named an unknown category {context.category!r}")
+    context.related_categories = [slug for slug in context.related_categories if slug in known]
+    run.context = context.model_dump()
+    run.model = usage.model
+    _add_usage(run, usage)
+    run.timings["pass1_seconds"] = round(time.perf_counter() - started, 4)
+    run.save(
+        update_fields=["context", "model", "prompt_tokens", "completion_tokens", "cost", "timings"]
+    )
+    return context
+
+
+def page_input(snapshot: PageSnapshot) -> PageInput:
+    return PageInput(
+        title=snapshot.raw.get("title") or snapshot.source.title,
+        url=snapshot.source.url,
+        document_type=snapshot.source.document_type,
+        text=snapshot.text,
+        sections=snapshot.sections,
+        period_hint=snapshot.period_hint,
+        public_updated_at=snapshot.public_updated_at,
+    )
+
+
+def taxonomy_for_extraction() -> tuple[list[CategoryInfo], list[ConceptInfo]]:
+    categories = [CategoryInfo(c.slug, c.name, c.description) for c in Category.objects.all()]
+    concepts = [
+        ConceptInfo(
+            taxonomy_id=c.taxonomy_id,
+            name=c.name,
+            description=c.description,
+            category=c.category.slug,
+            vector=tuple(c.embedding) if c.embedding is not None else None,
+        )
+        for c in Concept.objects.filter(status=Concept.Status.ACTIVE).select_related("category")
+    ]
+    return categories, concepts
+
+
+def _add_usage(run: Run, usage) -> None:
+    run.prompt_tokens += usage.prompt_tokens
+    run.completion_tokens += usage.completion_tokens
+    prices = settings.LLM_PRICES.get(usage.model) or settings.LLM_PRICES.get(run.model) or {}
+    run.cost = Decimal(str(run.cost)) + (
+        Decimal(usage.prompt_tokens) * Decimal(str(prices.get("input", 0)))
+        + Decimal(usage.completion_tokens) * Decimal(str(prices.get("output", 0)))
+    ) / Decimal(1_000_000)
+
+
+# --- pass 2 -------------------------------------------------------------------------------
+
+
+def run_units_pass(*, run: Run, provider) -> Run:
+    started = time.perf_counter()
+    snapshot = run.snapshot
+    context = PageContext.model_validate(run.context)
+    _, concepts = taxonomy_for_extraction()
+    wanted = {context.category, *context.related_categories}
+    page_concepts = [concept for concept in concepts if concept.category in wanted]
+    proposals, usage = provider.extract_units(
+        page=page_input(snapshot), context=context, concepts=page_concepts
+    )
+    _add_usage(run, usage)
+    checked = [validate_proposal(proposal, snapshot=snapshot) for proposal in proposals]
+    with transaction.atomic():
+        units = _store(run, snapshot, proposals, checked)
+        _flag_older_snapshots(snapshot)
+        run.units_made = len(units)
+        run.units_rejected = sum(1 for c in checked if c.kind == ExtractionItem.Kind.REJECTED)
+        run.units_unassigned = sum(1 for c in checked if c.kind == ExtractionItem.Kind.UNASSIGNED)
+        run.status = Run.Status.SUCCEEDED
+        run.finished_at = timezone.now()
+        run.timings["pass2_seconds"] = round(time.perf_counter() - started, 4)
+        run.save()
+    return run
+
+
+@dataclass
+class Checked:
+    kind: str  # "" when valid and bound
+    reason_code: str = ""
+    reason: str = ""
+    concept: Concept | None = None
+    start: int | None = None
+    end: int | None = None
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+
+
+def validate_proposal(proposal: UnitProposal, *, snapshot: PageSnapshot) -> Checked:
+    rejected = ExtractionItem.Kind.REJECTED
+    if proposal.unit_type not in AtomicUnit.Type.values:
+        return Checked(rejected, "bad_type", f"unknown unit type {proposal.unit_type!r}")
+    if not proposal.text.strip():
+        return Checked(rejected, "empty_text", "the unit has no text")
+    located = locate_quote(proposal.evidence_quote, snapshot.text)
+    if located is None:
+        return Checked(rejected, "quote_not_found", "the evidence quote is not in the page text")
+    try:
+        valid_from, valid_to = _date(proposal.valid_from), _date(proposal.valid_to)
+    except ValueError as exc:
+        return Checked(rejected, "bad_date", str(exc), start=located.start, end=located.end)
+    if valid_from and valid_to and valid_from > valid_to:
+        return Checked(
+            rejected, "reversed_dates", f"valid_from {valid_from} is after valid_to {valid_to}"
+        )
+    if proposal.value_amount is not None and not proposal.value_unit:
+        return Checked(rejected, "amount_without_unit", "an amount needs its unit")
+    checked = Checked(
+        "", start=located.start, end=located.end, valid_from=valid_from, valid_to=valid_to
+    )
+    if proposal.concept_id is None:
+        checked.kind, checked.reason_code = ExtractionItem.Kind.UNASSIGNED, "no_confident_concept"
+        checked.reason = "no concept beat the runner-up by the binding margin"
+        return checked
+    concept = resolve_active_concept(proposal.concept_id)
+    if concept is None:
+        return Checked(rejected, "unknown_concept", f"unknown concept {proposal.concept_id!r}")
+    checked.concept = concept
+    return checked
+
+
+def resolve_active_concept(taxonomy_id: str) -> Concept | None:
+    concept = Concept.objects.filter(taxonomy_id=taxonomy_id).first()
+    if concept is None:
+        alias = ConceptAlias.objects.filter(alias=taxonomy_id).select_related("concept").first()
+        concept = alias.concept if alias else None
+    return concept if concept and concept.status == Concept.Status.ACTIVE else None
+
+
+def _date(value: str | None) -> dt.date | None:
+    if value in (None, ""):
+        return None
+    try:
+        day = dt.date.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{value!r} is not an ISO date (YYYY-MM-DD)") from None
+    if not EARLIEST <= day <= LATEST:
+        raise ValueError(f"{day} is outside 1990-2100")
+    return day
+
+
+def fingerprint(text: str) -> str:
+    return hashlib.sha256(" ".join(text.lower().split()).encode()).hexdigest()
+
+
+def _store(run: Run, snapshot: PageSnapshot, proposals, checked) -> dict[int, AtomicUnit]:
+    units: dict[int, AtomicUnit] = {}
+    concepts = {c.concept.pk for c in checked if c.concept is not None}
+    next_ordinal = _next_ordinals(concepts)
+    for index, (proposal, check) in enumerate(zip(proposals, checked, strict=True)):
+        if check.kind:
+            _store_item(run, snapshot, proposal, check)
+            continue
+        ordinal = next_ordinal[check.concept.pk]
+        next_ordinal[check.concept.pk] += 1
+        units[index] = AtomicUnit.objects.create(
+            concept=check.concept,
+            ordinal=ordinal,
+            unit_type=proposal.unit_type,
+            text=proposal.text.strip(),
+            value_amount=proposal.value_amount,
+            value_unit=proposal.value_unit or "",
+            value_period=proposal.value_period or "",
+            valid_from=check.valid_from,
+            valid_to=check.valid_to,
+            source=snapshot.source,
+            snapshot=snapshot,
+            evidence_quote=snapshot.text[check.start : check.end],
+            evidence_start=check.start,
+            evidence_end=check.end,
+            evidence_verified=True,
+            provider=run.provider,
+            provider_model=run.model,
+            extraction_run=run,
+            validity_basis=proposal.validity_basis[:40],
+            fingerprint=fingerprint(proposal.text),
+        )
+    for index, unit in units.items():
+        target = proposals[index].example_of
+        if proposals[index].unit_type == "example" and target in units and target != index:
+            AtomicUnit.objects.filter(pk=unit.pk).update(example_of=units[target])
+    return units
+
+
+def _next_ordinals(concept_ids: set[int]) -> dict[int, int]:
+    list(Concept.objects.select_for_update().filter(pk__in=concept_ids).order_by("pk"))  # lock
+    highest = dict(
+        AtomicUnit.objects.filter(concept_id__in=concept_ids)
+        .values_list("concept_id")
+        .annotate(top=Max("ordinal"))
+    )
+    return {concept_id: (highest.get(concept_id) or 0) + 1 for concept_id in concept_ids}
+
+
+def _store_item(run, snapshot, proposal: UnitProposal, check: Checked) -> None:
+    ExtractionItem.objects.create(
+        run=run,
+        snapshot=snapshot,
+        kind=check.kind,
+        reason_code=check.reason_code,
+        reason=check.reason,
+        proposal=proposal.as_json(),
+        evidence_start=check.start,
+        evidence_end=check.end,
+        candidates=[[concept, round(score, 4)] for concept, score in proposal.candidates],
+    )
+
+
+def _flag_older_snapshots(snapshot: PageSnapshot) -> None:
+    """Units from older versions of this page stay, flagged for review (never deleted)."""
+    newer_rank = snapshot_recency(snapshot)
+    older = [
+        other.pk
+        for other in snapshot.source.snapshots.exclude(pk=snapshot.pk).only(
+            "id", "public_updated_at", "period_hint", "fetched_at"
+        )
+        if snapshot_recency(other) < newer_rank
+    ]
+    units = AtomicUnit.objects.alive().filter(snapshot_id__in=older)
+    QualityFlag.objects.bulk_create(
+        [
+            QualityFlag(
+                unit=unit,
+                kind=QualityFlag.Kind.SUPERSEDED_SNAPSHOT,
+                reason=f"its page has a newer version (snapshot {snapshot.pk})",
+            )
+            for unit in units
+        ],
+        ignore_conflicts=True,
+    )

@@ -1,0 +1,175 @@
+"""Amounts, periods and validity phrases in gov.uk English (used by the heuristic provider).
+
+All functions are pure: text in, typed findings (with offsets) out.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from knowledge.temporal import tax_year_bounds
+
+MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
+_MONTH = "(" + "|".join(MONTHS) + ")"
+
+
+@dataclass(frozen=True)
+class Amount:
+    value: Decimal
+    unit: str  # "GBP" | "percent"
+    start: int
+    end: int
+    printed: str
+
+
+_MONEY = re.compile(
+    r"£\s?(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d{1,2})?(?:\s?(?P<mult>million|billion|bn|m)\b)?",
+    re.I,
+)
+_PENCE = re.compile(r"(?<![\w.£])(?P<num>\d{1,3})p\b")
+_PERCENT = re.compile(r"(?<![\w.])(?P<num>\d{1,3}(?:\.\d{1,3})?)\s?(?:%|per ?cent\b)", re.I)
+_MULTIPLIERS = {"million": 1_000_000, "m": 1_000_000, "billion": 10**9, "bn": 10**9}
+
+
+def find_amounts(text: str) -> list[Amount]:
+    found: list[Amount] = []
+    for match in _MONEY.finditer(text):
+        value = Decimal(match["num"].replace(",", "") + (match["dec"] or ""))
+        if match["mult"]:
+            value *= _MULTIPLIERS[match["mult"].lower()]
+        found.append(Amount(value, "GBP", match.start(), match.end(), match.group().strip()))
+    for match in _PENCE.finditer(text):
+        value = Decimal(match["num"]) / 100
+        found.append(Amount(value, "GBP", match.start(), match.end(), match.group()))
+    for match in _PERCENT.finditer(text):
+        found.append(
+            Amount(Decimal(match["num"]), "percent", match.start(), match.end(), match.group())
+        )
+    return sorted(found, key=lambda amount: amount.start)
+
+
+_PERIOD_WORDS = [
+    (re.compile(r"\b(every|each) (4|four) weeks\b", re.I), "four_weeks"),
+    (re.compile(r"\b(a|per|each|every) week\b|\bweekly\b|\bper wk\b", re.I), "week"),
+    (re.compile(r"\b(a|per|each|every) month\b|\bmonthly\b", re.I), "month"),
+    (
+        re.compile(
+            r"\b(a|per|each|every) (tax )?year\b|\bannual(ly)?\b|\byearly\b|\bin a tax year\b", re.I
+        ),
+        "year",
+    ),
+    (re.compile(r"\b(an|per|each) hour\b|\bhourly\b", re.I), "hour"),
+    (re.compile(r"\b(a|per|each) day\b|\bdaily\b", re.I), "day"),
+]
+
+
+def period_in(text: str) -> str:
+    """The payment/limit period named in a short stretch of text, or ''."""
+    for pattern, period in _PERIOD_WORDS:
+        if pattern.search(text):
+            return period
+    return ""
+
+
+@dataclass(frozen=True)
+class Validity:
+    valid_from: dt.date | None
+    valid_to: dt.date | None
+    start: int
+    phrase: str
+
+
+def _date(day: str, month: str, year: str) -> dt.date | None:
+    try:
+        return dt.date(int(year), MONTHS[month.lower()], int(day))
+    except (ValueError, KeyError):
+        return None
+
+
+def _month_end(year: int, month: int) -> dt.date:
+    return dt.date(year, month, calendar.monthrange(year, month)[1])
+
+
+_DAY_RANGE = re.compile(
+    rf"(\d{{1,2}}) {_MONTH} (\d{{4}}) (?:to|and|until|-|–) (\d{{1,2}}) {_MONTH} (\d{{4}})", re.I
+)
+_TAX_YEAR_WORDS = re.compile(
+    r"(?:tax years? (?:starting from )?(\d{4}) to (\d{4})|(\d{4}) to (\d{4}) tax year|(\d{4})[-/](\d{2}) tax year)",
+    re.I,
+)
+_BARE_YEARS = re.compile(r"^\s*(\d{4}) to (\d{4})\s*$")
+_MONTH_RANGE = re.compile(rf"{_MONTH} (\d{{4}}) to {_MONTH} (\d{{4}})", re.I)
+_FROM_DAY = re.compile(
+    rf"\b(?:from|since|on or after|starting) (\d{{1,2}}) {_MONTH} (\d{{4}})", re.I
+)
+_BEFORE_DAY = re.compile(rf"\b(?:before|until|up to|to) (\d{{1,2}}) {_MONTH} (\d{{4}})", re.I)
+_MONTH_START = re.compile(rf"^\s*{_MONTH} (\d{{4}})\b", re.I)
+
+
+def find_validities(text: str) -> list[Validity]:
+    """Every validity phrase in `text`, most specific kinds first, in text order per kind."""
+    found: list[Validity] = []
+    taken: list[range] = []
+
+    def add(start, end, valid_from, valid_to, phrase):
+        if any(start in span or end - 1 in span for span in taken):
+            return
+        taken.append(range(start, end))
+        if valid_from and valid_to and valid_from > valid_to:
+            return
+        found.append(Validity(valid_from, valid_to, start, phrase))
+
+    for m in _DAY_RANGE.finditer(text):
+        add(m.start(), m.end(), _date(m[1], m[2], m[3]), _date(m[4], m[5], m[6]), m.group())
+    for m in _TAX_YEAR_WORDS.finditer(text):
+        first = int(m[1] or m[3] or m[5])
+        last = int(m[2] or m[4] or (str(first)[:2] + m[6]))
+        if last == first + 1:
+            add(m.start(), m.end(), *tax_year_bounds(first), m.group())
+    for m in _MONTH_RANGE.finditer(text):
+        first = dt.date(int(m[2]), MONTHS[m[1].lower()], 1)
+        last = _month_end(int(m[4]), MONTHS[m[3].lower()])
+        add(m.start(), m.end(), first, last, m.group())
+    for m in _FROM_DAY.finditer(text):
+        add(m.start(), m.end(), _date(m[1], m[2], m[3]), None, m.group())
+    for m in _BEFORE_DAY.finditer(text):
+        day = _date(m[1], m[2], m[3])
+        if day:
+            add(m.start(), m.end(), None, day - dt.timedelta(days=1), m.group())
+    return sorted(found, key=lambda validity: validity.start)
+
+
+def header_validity(header: str) -> Validity | None:
+    """A table header or row label that is itself a period: '2024 to 2025', 'April 2025'."""
+    bare = _BARE_YEARS.match(header)
+    if bare and int(bare[2]) == int(bare[1]) + 1:
+        return Validity(*tax_year_bounds(int(bare[1])), 0, header)
+    found = find_validities(header)
+    if found:
+        return found[0]
+    month = _MONTH_START.match(header)
+    if month:
+        return Validity(dt.date(int(month[2]), MONTHS[month[1].lower()], 1), None, 0, header)
+    return None
+
+
+_HINT_RANGE = re.compile(r"^(\d{4})-(\d{2})(?:-to-(\d{4})-(\d{2}))?(-or-later)?$")
+
+
+def hint_validity(hint: str) -> Validity | None:
+    """A page file's stated figures period ('2014-15', '2015-16-to-2019-20', '2024-25-or-later').
+    Vague hints ('c2017-22', 'pre-2024-25', 'undated', '2018-or-later') give nothing."""
+    match = _HINT_RANGE.match(hint or "")
+    if not match:
+        return None
+    first = int(match[1])
+    if int(match[2]) != (first + 1) % 100:
+        return None
+    last = int(match[3]) if match[3] else first
+    valid_from = tax_year_bounds(first)[0]
+    valid_to = None if match[5] else tax_year_bounds(last)[1]
+    return Validity(valid_from, valid_to, 0, hint)
