@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from knowledge.parsing import QUOTES as _STRAIGHT
 from knowledge.parsing import normalise_inline
 
+_INVISIBLE = set("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+
 FUZZY_THRESHOLD = 90.0
-_WHITESPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -24,25 +26,26 @@ class Located:
         return self.score >= 100.0
 
 
-def _normalised_with_map(text: str) -> tuple[str, list[int]]:
-    """`text` with whitespace runs collapsed and quotes straightened, and for each character
-    of the result its offset in `text`."""
+@lru_cache(maxsize=8)
+def _normalised_with_map(text: str) -> tuple[str, tuple[int, ...]]:
+    """`text` with whitespace runs collapsed and quotes straightened (as `normalise_inline`
+    does), and for each character of the result its offset in `text`. Cached: one snapshot
+    is searched for many quotes in a row."""
     chars: list[str] = []
     positions: list[int] = []
-    previous_space = False
-    for offset, char in enumerate(text):
+    previous_space = True  # drops leading whitespace
+    for offset, char in enumerate(text.translate(_STRAIGHT)):
         if char.isspace():
-            if previous_space or not chars:
+            if previous_space:
                 continue
-            chars.append(" ")
-            positions.append(offset)
-            previous_space = True
+            char, previous_space = " ", True
+        elif char in _INVISIBLE:
             continue
-        straight = normalise_inline(char) or char
-        chars.append(straight[0])
+        else:
+            previous_space = False
+        chars.append(char)
         positions.append(offset)
-        previous_space = False
-    return "".join(chars), positions
+    return "".join(chars), tuple(positions)
 
 
 def locate_quote(quote: str, text: str) -> Located | None:

@@ -55,7 +55,8 @@ _DEFINITION = re.compile(
     r"(?:the|a|an|when|what|how|your|any|money|income|something|where|made up)\b",
 )  # fmt: skip
 _CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
-_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
+# A sentence ends at . ! or ? followed by a space: '£27.50' and 'e.g.' stay whole.
+_SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)")
 _ORDERED = re.compile(r"^\d+\. ")
 _ROW_CELL = re.compile(r"^[^;:]{1,200}: ")
 

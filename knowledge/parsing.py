@@ -19,7 +19,7 @@ from markdown_it import MarkdownIt
 
 from knowledge.documents import GOVUK_ORIGIN, PageDocument, PagePart
 
-_QUOTES = str.maketrans(
+QUOTES = str.maketrans(
     {
         "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
         "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
@@ -39,7 +39,7 @@ _markdown = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 def normalise_inline(text: str) -> str:
     """Entities unescaped, curly quotes straight, odd spaces plain, whitespace collapsed."""
-    text = html.unescape(text).translate(_QUOTES)
+    text = html.unescape(text).translate(QUOTES)
     text = _INVISIBLE.sub("", text)
     return _SPACES.sub(" ", text).strip()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db import models
 from django.db.models import Count, Q
 
 from knowledge.models import AtomicUnit, Category, Concept, Source
@@ -22,3 +23,39 @@ def concept_counts_by_category() -> list[tuple[str, int]]:
         active=Count("concepts", filter=Q(concepts__status=Concept.Status.ACTIVE))
     ).order_by("order", "name")
     return [(row.name, row.active) for row in rows]
+
+
+def snapshots_to_extract(*, source_url: str | None = None, only_current: bool = False):
+    """Snapshot ids in a stable order (by source, oldest version first)."""
+    from knowledge.models import PageSnapshot
+
+    snapshots = PageSnapshot.objects.all()
+    if source_url:
+        snapshots = snapshots.filter(source__url=source_url.rstrip("/"))
+    if only_current:
+        snapshots = snapshots.filter(source__current_snapshot=models.F("pk"))
+    return list(snapshots.order_by("source__url", "fetched_at", "pk").values_list("pk", flat=True))
+
+
+def evidence_mismatches() -> tuple[int, list[tuple[int, str]]]:
+    """(units checked, [(unit id, why)]) for units whose quote is not at its offsets."""
+    from knowledge.evidence import evidence_matches
+    from knowledge.models import AtomicUnit
+
+    mismatches = []
+    checked = 0
+    units = (
+        AtomicUnit.objects.alive()
+        .select_related("snapshot")
+        .only("id", "evidence_quote", "evidence_start", "evidence_end", "snapshot__text")
+    )
+    for unit in units.iterator(chunk_size=500):
+        checked += 1
+        if not evidence_matches(
+            text=unit.snapshot.text,
+            start=unit.evidence_start,
+            end=unit.evidence_end,
+            quote=unit.evidence_quote,
+        ):
+            mismatches.append((unit.pk, f"quote not at {unit.evidence_start}..{unit.evidence_end}"))
+    return checked, mismatches

@@ -41,3 +41,38 @@ def refresh_all_sources() -> int | None:
         return None
     ingest_batch.delay(job.pk)
     return job.pk
+
+
+@shared_task(bind=True, acks_late=True, max_retries=3)
+def extract_snapshot(self, snapshot_id: int, provider: str | None = None) -> str:
+    from knowledge.llm import ProviderTransientError, get_provider
+    from knowledge.services.extract import ExtractionFailed, snapshot_extract
+
+    try:
+        run = snapshot_extract(snapshot_id=snapshot_id, provider=get_provider(provider))
+    except ExtractionFailed as exc:
+        transient = isinstance(exc.__cause__, ProviderTransientError)
+        if transient and not self.request.is_eager and self.request.retries < self.max_retries:
+            raise self.retry(exc=exc, countdown=30 * 2**self.request.retries) from exc
+        return exc.run.status
+    return run.status
+
+
+@shared_task
+def extract_job(job_id: int) -> None:
+    from knowledge.models import ExtractionJob
+
+    job = ExtractionJob.objects.get(pk=job_id)
+    snapshot_ids = list(job.runs.values_list("snapshot_id", flat=True))
+    chord_body = group(
+        extract_snapshot.s(snapshot_id, job.provider) for snapshot_id in snapshot_ids
+    )
+    (chord_body | embed_units.si()).apply_async()
+
+
+@shared_task
+def embed_units() -> int:
+    from knowledge.services.embed import concepts_embed, units_embed
+
+    concepts_embed()
+    return units_embed()

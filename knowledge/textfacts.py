@@ -101,12 +101,14 @@ _TAX_YEAR_WORDS = re.compile(
     r"(?:tax years? (?:starting from )?(\d{4}) to (\d{4})|(\d{4}) to (\d{4}) tax year|(\d{4})[-/](\d{2}) tax year)",
     re.I,
 )
+_YEAR_PAIR = re.compile(r"(?<![\w£])((?:19|20)\d\d) to ((?:19|20)\d\d)\b(?! (?:a|per) )")
 _BARE_YEARS = re.compile(r"^\s*(\d{4}) to (\d{4})\s*$")
 _MONTH_RANGE = re.compile(rf"{_MONTH} (\d{{4}}) to {_MONTH} (\d{{4}})", re.I)
 _FROM_DAY = re.compile(
     rf"\b(?:from|since|on or after|starting) (\d{{1,2}}) {_MONTH} (\d{{4}})", re.I
 )
 _BEFORE_DAY = re.compile(rf"\b(?:before|until|up to|to) (\d{{1,2}}) {_MONTH} (\d{{4}})", re.I)
+_BIRTH_OR_AGE = re.compile(r"\b(born|birth|died|death|aged?|reach(ed)?)\b[^.;]*$", re.I)
 _MONTH_START = re.compile(rf"^\s*{_MONTH} (\d{{4}})\b", re.I)
 
 
@@ -117,6 +119,10 @@ def find_validities(text: str) -> list[Validity]:
 
     def add(start, end, valid_from, valid_to, phrase):
         if any(start in span or end - 1 in span for span in taken):
+            return
+        if _BIRTH_OR_AGE.search(text[max(0, start - 30) : start]):
+            return  # 'born on or after 6 April 1951' is about people, not validity
+        if any(day and not 1990 <= day.year <= 2100 for day in (valid_from, valid_to)):
             return
         taken.append(range(start, end))
         if valid_from and valid_to and valid_from > valid_to:
@@ -130,6 +136,9 @@ def find_validities(text: str) -> list[Validity]:
         last = int(m[2] or m[4] or (str(first)[:2] + m[6]))
         if last == first + 1:
             add(m.start(), m.end(), *tax_year_bounds(first), m.group())
+    for m in _YEAR_PAIR.finditer(text):
+        if int(m[2]) == int(m[1]) + 1:
+            add(m.start(), m.end(), *tax_year_bounds(int(m[1])), m.group())
     for m in _MONTH_RANGE.finditer(text):
         first = dt.date(int(m[2]), MONTHS[m[1].lower()], 1)
         last = _month_end(int(m[4]), MONTHS[m[3].lower()])

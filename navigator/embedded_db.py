@@ -8,6 +8,7 @@ demo, the tests and a Celery worker share one cluster under `var/pgdata`.
 from __future__ import annotations
 
 import logging
+import os
 import warnings
 from pathlib import Path
 
@@ -38,7 +39,8 @@ def embedded_database_settings(var_dir: Path) -> dict:
         "USER": "postgres",
         "HOST": socket_dir,
         "PORT": port,
-        "TEST": {"NAME": f"test_{DATABASE_NAME}"},
+        # One test database per test process, so that parallel runs never drop each other's.
+        "TEST": {"NAME": f"test_{DATABASE_NAME}_{os.getpid()}"},
     }
 
 

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from navigator import views
 
@@ -10,4 +10,5 @@ admin.site.index_title = "Knowledge base and curation"
 urlpatterns = [
     path("", views.home, name="home"),
     path("admin/", admin.site.urls),
+    path("curation/", include("curation.urls")),
 ]

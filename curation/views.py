@@ -1,0 +1,77 @@
+"""The operators' screens. Views check who may look and render what a selector returns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib import admin
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from curation import selectors
+from knowledge.models import ExtractionJob, IngestJob
+
+JOBS_TEMPLATE = "curation/jobs.html"
+
+
+def staff_required(view: Callable) -> Callable:
+    """Anonymous people go to the admin login; signed-in people who are not staff get 403.
+
+    An htmx poll from a page whose session has expired asks the page to reload (which then
+    redirects to the login) instead of swapping the login form into a table row.
+    """
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not request.user.is_authenticated:
+            if request.headers.get("HX-Request"):
+                return HttpResponse(status=401, headers={"HX-Refresh": "true"})
+            return redirect_to_login(request.get_full_path())
+        if not (request.user.is_active and request.user.is_staff):
+            raise PermissionDenied("The jobs screen is for staff.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@require_GET
+@never_cache
+@staff_required
+def jobs(request: HttpRequest) -> HttpResponse:
+    context = {
+        **admin.site.each_context(request),
+        "title": "Jobs",
+        "is_nav_sidebar_enabled": False,  # the tables need the full width
+        "extraction_jobs": selectors.extraction_jobs_recent(),
+        "ingest_jobs": selectors.ingest_jobs_recent(),
+        "extraction_totals": selectors.extraction_totals_by_provider(),
+    }
+    return render(request, JOBS_TEMPLATE, context)
+
+
+# The fragment endpoints exist only to be polled, so they always answer with the partial.
+@require_GET
+@never_cache
+@staff_required
+def extraction_job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+    try:
+        job = selectors.extraction_job_status(job_id=job_id)
+    except ExtractionJob.DoesNotExist:
+        raise Http404("No such extraction job.") from None
+    return render(request, f"{JOBS_TEMPLATE}#extraction-job", {"job": job})
+
+
+@require_GET
+@never_cache
+@staff_required
+def ingest_job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+    try:
+        job = selectors.ingest_job_status(job_id=job_id)
+    except IngestJob.DoesNotExist:
+        raise Http404("No such ingest job.") from None
+    return render(request, f"{JOBS_TEMPLATE}#ingest-job", {"job": job})
