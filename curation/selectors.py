@@ -62,6 +62,10 @@ class ExtractionJobStatus:
     def is_llm(self) -> bool:
         return self.provider != "heuristic"
 
+    @property
+    def failed_count(self) -> int:
+        return len(self.failures)
+
 
 @dataclass(frozen=True)
 class IngestJobStatus:
@@ -76,6 +80,10 @@ class IngestJobStatus:
     counts: dict[str, int]
     duration: str
     failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def failed_count(self) -> int:
+        return self.counts.get(IngestItem.Outcome.FAILED, 0)
 
 
 @dataclass(frozen=True)

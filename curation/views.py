@@ -50,6 +50,7 @@ def jobs(request: HttpRequest) -> HttpResponse:
         "extraction_jobs": selectors.extraction_jobs_recent(),
         "ingest_jobs": selectors.ingest_jobs_recent(),
         "extraction_totals": selectors.extraction_totals_by_provider(),
+        "recent_limit": selectors.RECENT_JOBS,
     }
     return render(request, JOBS_TEMPLATE, context)
 

@@ -13,6 +13,7 @@ labelled provider=heuristic.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from knowledge.textfacts import (
     period_in,
 )
 
-BINDING_MARGIN = 0.02
+BINDING_MARGIN = 0.005  # calibrated on the gold thresholds: see the closing note of issue 4
 _HOWTO = re.compile(
     r"^(how (to|you)|step \d|make a claim|apply|claim|transfer|open|report|what you need to do|"
     r"how it('s| is) paid|appeal|pay)", re.I,
@@ -58,7 +59,7 @@ _CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
 # A sentence ends at . ! or ? followed by a space: '£27.50' and 'e.g.' stay whole.
 _SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)")
 _ORDERED = re.compile(r"^\d+\. ")
-_ROW_CELL = re.compile(r"^[^;:]{1,200}: ")
+_ROW_CELL = re.compile(r"(?:^|; )[^;:]{1,200}: ")
 
 
 @dataclass
@@ -76,7 +77,7 @@ class Line:
             return "step"
         if self.section["heading_path"] and self.start == self.section["start"]:
             return "heading"
-        if "; " in self.text and _ROW_CELL.match(self.text) and find_amounts(self.text):
+        if "; " in self.text and _ROW_CELL.search(self.text) and find_amounts(self.text):
             return "row"
         return "paragraph"
 
@@ -136,19 +137,56 @@ class HeuristicProvider:
         return proposals, Usage(model="heuristic-v1")
 
     def _bind(self, page: PageInput, proposals: list[UnitProposal], concepts) -> None:
+        """Score = cosine(unit, concept description) + a bonus for the words of the concept's
+        name found near the unit (MiniLM alone cannot tell 'under 25' from '25 or over') +
+        a bonus, for amounts, to concepts that name an amount (a rate, a limit) rather than a
+        topic ('who pays', 'overview')."""
         usable = [concept for concept in concepts if concept.vector is not None]
         if not proposals or not usable:
             return
         matrix = np.asarray([concept.vector for concept in usable], dtype=np.float32)
-        queries = [f"{page.title}. {proposal.text}" for proposal in proposals]
-        similarities = self.embedder.embed(queries) @ matrix.T
-        for proposal, row in zip(proposals, similarities, strict=True):
-            order = np.argsort(-row)[:3]
-            proposal.candidates = [(usable[i].taxonomy_id, float(row[i])) for i in order]
-            best, runner_up = float(row[order[0]]), float(row[order[1]]) if len(order) > 1 else -1.0
-            proposal.concept_id = (
-                usable[order[0]].taxonomy_id if best - runner_up >= self.margin else None
-            )
+        queries = [
+            f"{page.title}. {p.section}. {p.text}" if p.section else f"{page.title}. {p.text}"
+            for p in proposals
+        ]
+        cosine = self.embedder.embed(queries) @ matrix.T
+        names = [
+            _words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}") for c in usable
+        ]
+        names_amount = np.array(
+            [bool(_AMOUNT_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
+        )
+        for proposal, row in zip(proposals, cosine, strict=True):
+            near = _words(f"{proposal.section} {proposal.text}")
+            lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
+            score = row + LEXICAL_WEIGHT * lexical
+            if proposal.unit_type == "threshold":
+                score = score + AMOUNT_CONCEPT_BONUS * names_amount
+            order = np.argsort(-score)[:3]
+            proposal.candidates = [(usable[i].taxonomy_id, float(score[i])) for i in order]
+            best = float(score[order[0]])
+            runner_up = float(score[order[1]]) if len(order) > 1 else -1.0
+            if best - runner_up >= self.margin:
+                proposal.concept_id = usable[order[0]].taxonomy_id
+
+
+LEXICAL_WEIGHT = 0.15
+AMOUNT_CONCEPT_BONUS = 0.05
+_AMOUNT_CONCEPT = re.compile(
+    r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
+    r"bonus|charge|minimum|maximum|exempt|wage|earnings|profits|premium|loan|fee",
+    re.I,
+)  # fmt: skip
+_STOPWORDS = frozenset(
+    "a an and are as at be by can for from has have if in is it its of on or the their they "
+    "this to was were what when which who will with you your".split()
+)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(
+        word for word in re.findall(r"[a-z]+|\d+", text.lower()) if word not in _STOPWORDS
+    )
 
 
 def _label(day) -> str:
@@ -286,7 +324,7 @@ class _Extractor:
             for header, value in cells
             if not find_amounts(value)
         ]
-        row_validity = next((v for _, value in cells if (v := header_validity(value))), None)
+        row_validity = next((v for _, value in cells if (v := row_label_validity(value))), None)
         heading = " > ".join(line.section["heading_path"][-2:])
         for header, value in cells:
             amounts = _distinct(find_amounts(value))
@@ -368,6 +406,7 @@ class _Extractor:
                 value_period=period or None,
                 example_of=self._last_non_example() if example else None,
                 validity_basis=basis,
+                section=" > ".join(line.section["heading_path"][-2:]),
             )
         )
 
@@ -404,6 +443,16 @@ class _Extractor:
         before = self.text[section["start"] : line.start]
         found = [v for v in find_validities(before) if v.valid_from or v.valid_to]
         return found[-1] if found else None
+
+
+def row_label_validity(label: str) -> Validity | None:
+    """A table row labelled with a start month ('April 2024 (current rate)') holds that year's
+    rates: gov.uk rate tables list one row a year, so it runs for twelve months."""
+    validity = header_validity(label)
+    if validity is None or validity.valid_to is not None or validity.valid_from is None:
+        return validity
+    start = validity.valid_from
+    return Validity(start, start.replace(year=start.year + 1) - dt.timedelta(days=1), 0, label)
 
 
 def _distinct(amounts: list[Amount]) -> list[Amount]:

@@ -86,6 +86,7 @@ class UnitProposal:
     value_period: str | None = None
     example_of: int | None = None
     validity_basis: str = ""
+    section: str = ""  # heading path, a hint for binding
     candidates: list[tuple[str, float]] = field(default_factory=list)
 
     def as_json(self) -> dict:
@@ -182,20 +183,29 @@ def strict_schema(model: type[BaseModel]) -> dict:
     schema = model.model_json_schema()
 
     def tighten(node):
+        # `node` is a schema here; the values of "properties" and "$defs" are maps of names
+        # to schemas, whose keys ("title", "default", ...) must be kept, not stripped.
         if isinstance(node, dict):
             if node.get("type") == "object" and "properties" in node:
                 node["required"] = list(node["properties"])
                 node["additionalProperties"] = False
             node.pop("default", None)
             node.pop("title", None)
-            for value in node.values():
-                tighten(value)
+            for key, value in node.items():
+                if key in _SCHEMA_MAPS and isinstance(value, dict):
+                    for member in value.values():
+                        tighten(member)
+                else:
+                    tighten(value)
         elif isinstance(node, list):
             for value in node:
                 tighten(value)
 
     tighten(schema)
     return schema
+
+
+_SCHEMA_MAPS = {"properties", "$defs", "definitions", "patternProperties"}
 
 
 # --- the OpenAI-compatible provider ----------------------------------------------------------
@@ -269,7 +279,9 @@ class OpenAIProvider:
                 },
                 temperature=0,
             )
-        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+        except openai.APITimeoutError as exc:
+            raise ProviderTransientError("the LLM endpoint timed out (APITimeoutError)") from exc
+        except openai.APIConnectionError as exc:
             raise ProviderTransientError(f"{type(exc).__name__} from the LLM endpoint") from exc
         except openai.RateLimitError as exc:
             raise ProviderTransientError(
@@ -277,23 +289,53 @@ class OpenAIProvider:
             ) from exc
         except openai.APIStatusError as exc:
             kind = ProviderTransientError if exc.status_code >= 500 else ProviderError
-            raise kind(f"the LLM endpoint answered HTTP {exc.status_code}") from exc
+            detail = _error_detail(exc)
+            raise kind(
+                f"the LLM endpoint answered HTTP {exc.status_code}"
+                + (f": {detail}" if detail else "")
+            ) from exc
+        except openai.APIError as exc:  # e.g. a response that fails the client's validation
+            raise ProviderError(f"the LLM endpoint's response is unusable: {exc}") from exc
+        except ValueError as exc:  # a 200 whose body claims to be JSON but is not
+            raise ProviderError(
+                f"the LLM endpoint answered with a body that is not valid JSON: {exc}"
+            ) from exc
+        if not hasattr(completion, "choices"):
+            # The client hands back the bare text (or list) when a 200 is not a JSON object.
+            raise ProviderError(
+                "the LLM endpoint answered with something other than a chat completion: "
+                f"{str(completion)[:200]!r}"
+            )
         usage = Usage(
-            model=completion.model or model,
+            model=getattr(completion, "model", None) or model,
             prompt_tokens=getattr(completion.usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(completion.usage, "completion_tokens", 0) or 0,
         )
         return parse_answer(completion, schema), usage
 
 
+def _error_detail(exc) -> str:
+    """The message an OpenAI-style error body carries ({"error": {"message": ...}})."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else error
+        if message:
+            return str(message)[:300]
+    return ""
+
+
 def parse_answer(completion, schema: type[BaseModel]):
     if not completion.choices:
         raise ProviderError("the LLM answer has no choices")
-    message = completion.choices[0].message
+    message = getattr(completion.choices[0], "message", None)
     if getattr(message, "refusal", None):
         raise ProviderError(f"the model refused: {message.refusal}")
+    content = getattr(message, "content", None)
+    if not isinstance(content, str):
+        raise ProviderError("the LLM answer has no text content")
     try:
-        data = json.loads(message.content or "")
+        data = json.loads(content)
     except json.JSONDecodeError as exc:
         raise ProviderError(f"the LLM answer is not valid JSON: {exc.msg} at {exc.pos}") from None
     try:

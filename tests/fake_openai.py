@@ -9,8 +9,8 @@ Replies are scripted in order; every request is recorded with its parsed JSON bo
         fake_openai.error(429, headers={"Retry-After": "0"})
         client = OpenAI(base_url=fake_openai.base_url, api_key="test-key")
 
-Use it in a test module with `pytest_plugins = ["tests.fake_openai"]` (or import
-`FakeOpenAI` and use it as a context manager).
+In a test module, `from tests.fake_openai import fake_openai_fixture  # noqa: F401` makes
+the `fake_openai` fixture available (or use `FakeOpenAI` as a context manager).
 """
 
 from __future__ import annotations
@@ -229,8 +229,9 @@ class FakeOpenAI:
         return Handler
 
 
-@pytest.fixture
-def fake_openai():
+@pytest.fixture(name="fake_openai")
+def fake_openai_fixture():
+    """A running fake endpoint, shut down after the test."""
     server = FakeOpenAI()
     try:
         yield server

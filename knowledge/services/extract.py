@@ -45,6 +45,7 @@ from knowledge.models import (
 from knowledge.services.ingest import snapshot_recency
 
 EARLIEST, LATEST = dt.date(1990, 1, 1), dt.date(2100, 12, 31)
+MAX_AMOUNT = Decimal(10) ** 12  # AtomicUnit.value_amount holds 12 digits before the point
 STALE_CLAIM = dt.timedelta(minutes=15)
 Run = ExtractionRun
 
@@ -126,6 +127,10 @@ def snapshot_extract(*, snapshot_id: int, provider=None) -> Run:
     except ProviderError as exc:
         run_fail(run=run, reason=exc.reason)
         raise ExtractionFailed(run) from exc
+    except Exception as exc:
+        # Never leave a claimed run RUNNING: record why, then let the error surface.
+        run_fail(run=run, reason=f"internal error: {type(exc).__name__}: {exc}")
+        raise
     return run
 
 
@@ -188,11 +193,21 @@ def taxonomy_for_extraction() -> tuple[list[CategoryInfo], list[ConceptInfo]]:
 def _add_usage(run: Run, usage) -> None:
     run.prompt_tokens += usage.prompt_tokens
     run.completion_tokens += usage.completion_tokens
-    prices = settings.LLM_PRICES.get(usage.model) or settings.LLM_PRICES.get(run.model) or {}
+    prices = model_prices(usage.model or run.model)
     run.cost = Decimal(str(run.cost)) + (
         Decimal(usage.prompt_tokens) * Decimal(str(prices.get("input", 0)))
         + Decimal(usage.completion_tokens) * Decimal(str(prices.get("output", 0)))
     ) / Decimal(1_000_000)
+
+
+def model_prices(model: str) -> dict:
+    """Prices for a model as the API names it: OpenAI answers with dated names
+    ('gpt-4o-mini-2024-07-18'), so the longest configured name it starts with wins."""
+    table = settings.LLM_PRICES
+    if model in table:
+        return table[model]
+    prefixes = [name for name in table if model.startswith(name + "-")]
+    return table[max(prefixes, key=len)] if prefixes else {}
 
 
 # --- pass 2 -------------------------------------------------------------------------------
@@ -253,7 +268,21 @@ def validate_proposal(proposal: UnitProposal, *, snapshot: PageSnapshot) -> Chec
             rejected, "reversed_dates", f"valid_from {valid_from} is after valid_to {valid_to}"
         )
     if proposal.value_amount is not None and not proposal.value_unit:
-        return Checked(rejected, "amount_without_unit", "an amount needs its unit")
+        return Checked(
+            rejected,
+            "amount_without_unit",
+            "an amount needs its unit",
+            start=located.start,
+            end=located.end,
+        )
+    if proposal.value_amount is not None and not abs(proposal.value_amount) < MAX_AMOUNT:
+        return Checked(
+            rejected,
+            "amount_out_of_range",
+            f"amount {proposal.value_amount} is not below {MAX_AMOUNT:,}",
+            start=located.start,
+            end=located.end,
+        )
     checked = Checked(
         "", start=located.start, end=located.end, valid_from=valid_from, valid_to=valid_to
     )
@@ -263,7 +292,13 @@ def validate_proposal(proposal: UnitProposal, *, snapshot: PageSnapshot) -> Chec
         return checked
     concept = resolve_active_concept(proposal.concept_id)
     if concept is None:
-        return Checked(rejected, "unknown_concept", f"unknown concept {proposal.concept_id!r}")
+        return Checked(
+            rejected,
+            "unknown_concept",
+            f"unknown concept {proposal.concept_id!r}",
+            start=located.start,
+            end=located.end,
+        )
     checked.concept = concept
     return checked
 
