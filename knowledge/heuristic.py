@@ -178,8 +178,44 @@ _AMOUNT_CONCEPT = re.compile(
     re.I,
 )  # fmt: skip
 _STOPWORDS = frozenset(
-    "a an and are as at be by can for from has have if in is it its of on or the their they "
-    "this to was were what when which who will with you your".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "for",
+        "from",
+        "has",
+        "have",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "the",
+        "their",
+        "they",
+        "this",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "which",
+        "who",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
 )
 
 

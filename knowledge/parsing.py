@@ -321,7 +321,7 @@ _NUMBERED = re.compile(r"^\s*(\d+)[.)]\s+")
 
 
 def _looks_like_heading(line: str) -> bool:
-    if len(line) > 80 or line[-1] in ".:;,?!)" or re.search(r"[£%\d]", line):
+    if len(line) > 80 or line[-1] in ".:;,?!)" or re.search(r"[£%]", line):
         return False
     return line[0].isupper()
 

@@ -221,3 +221,17 @@ def test_check_evidence_fails_on_a_tampered_unit(isa_page):
     AtomicUnit.objects.update(evidence_start=1)
     with pytest.raises(CommandError, match="1 unit"):
         call_command("check_evidence", stdout=StringIO())
+
+
+def test_token_counting_is_offline_and_not_truncated():
+    from knowledge.embeddings import count_tokens
+
+    assert count_tokens("The ISA allowance is £20,000.") >= 7
+    assert count_tokens("word " * 1000) == 1000
+
+
+@pytest.mark.slow
+def test_llm_cost_estimate_counts_both_prompts(fixture_corpus):
+    out = StringIO()
+    call_command("estimate_llm_cost", stdout=out)
+    assert "10 pages" in out.getvalue() and "estimated cost with gpt-4o-mini" in out.getvalue()

@@ -8,7 +8,6 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from django.db import DataError
 from openai import OpenAI
 from pydantic import BaseModel
 

@@ -9,7 +9,7 @@ from knowledge.selectors import knowledge_base_counts
 
 
 class Command(BaseCommand):
-    help = "Everything `make demo` does before serving: migrate, taxonomy, users, ingest."
+    help = "Everything `make demo` does before serving: migrate, taxonomy, users, ingest, extract, embed."
 
     def handle(self, *args, **options):
         started = time.perf_counter()
@@ -18,6 +18,8 @@ class Command(BaseCommand):
             ("load_taxonomy", {}),
             ("create_demo_users", {}),
             ("ingest", {"from_dir": Path(settings.BASE_DIR) / "fixtures" / "govuk"}),
+            ("extract", {"all": True}),
+            ("embed", {}),
         ]
         for name, kwargs in steps:
             self.stdout.write(self.style.MIGRATE_HEADING(f"== {name}"))
