@@ -8,9 +8,13 @@ from knowledge.models import (
     Category,
     Concept,
     ConceptAlias,
+    ExtractionItem,
+    ExtractionJob,
+    ExtractionRun,
     IngestItem,
     IngestJob,
     PageSnapshot,
+    QualityFlag,
     SnapshotLink,
     Source,
     UnitSighting,
@@ -297,4 +301,102 @@ class IngestItemAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
+        return False
+
+
+class ProviderLabelMixin:
+    @admin.display(description="provider")
+    def provider_label(self, obj):
+        return "heuristic (rule-based, no LLM)" if obj.provider == "heuristic" else obj.provider
+
+
+@admin.register(ExtractionJob)
+class ExtractionJobAdmin(ProviderLabelMixin, admin.ModelAdmin):
+    list_display = ["id", "provider_label", "total", "created_by", "created_at"]
+    readonly_fields = ["provider", "total", "created_by", "created_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+
+class ExtractionItemInline(admin.TabularInline):
+    model = ExtractionItem
+    extra = 0
+    fields = ["kind", "reason_code", "reason", "status"]
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ExtractionRun)
+class ExtractionRunAdmin(ProviderLabelMixin, admin.ModelAdmin):
+    list_display = [
+        "id",
+        "snapshot",
+        "provider_label",
+        "prompt_version",
+        "status",
+        "units_made",
+        "units_rejected",
+        "units_unassigned",
+        "prompt_tokens",
+        "cost",
+    ]
+    list_filter = ["status", "provider", "prompt_version"]
+    search_fields = ["snapshot__source__url", "error"]
+    list_select_related = ["snapshot__source"]
+    readonly_fields = [f.name for f in ExtractionRun._meta.fields]
+    inlines = [ExtractionItemInline]
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(ExtractionItem)
+class ExtractionItemAdmin(admin.ModelAdmin):
+    """Rejected proposals and the unassigned triage list, with their reasons, for editors."""
+
+    list_display = ["id", "kind", "reason_code", "short_text", "source_url", "status"]
+    list_filter = ["kind", "reason_code", "status", "run__provider"]
+    search_fields = ["reason", "proposal", "snapshot__source__url"]
+    list_select_related = ["snapshot__source"]
+    readonly_fields = [
+        "run",
+        "snapshot",
+        "kind",
+        "reason_code",
+        "reason",
+        "proposal",
+        "evidence_start",
+        "evidence_end",
+        "candidates",
+        "created_at",
+    ]
+
+    @admin.display(description="proposed text")
+    def short_text(self, obj):
+        text = str(obj.proposal.get("text", ""))
+        return text if len(text) <= 90 else text[:88] + "…"
+
+    @admin.display(description="source")
+    def source_url(self, obj):
+        return obj.snapshot.source.url
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(QualityFlag)
+class QualityFlagAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "unit", "suggested_concept", "status", "created_at"]
+    list_filter = ["kind", "status"]
+    search_fields = ["reason", "unit__text"]
+    list_select_related = ["unit__concept", "suggested_concept"]
+    readonly_fields = ["unit", "kind", "reason", "resolved_by", "resolved_at", "created_at"]
+    autocomplete_fields = ["suggested_concept"]
+
+    def has_add_permission(self, request):
         return False

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from knowledge.llm import PageContext, PageInput, UnitProposal, Usage
+from knowledge.llm import PageContext, PageInput, ProviderError, UnitProposal, Usage
 from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
     Amount,
@@ -104,6 +104,8 @@ class HeuristicProvider:
         headings = [s["heading_path"][-1] for s in page.sections if s["heading_path"]][:8]
         query = f"{page.title}. " + ". ".join(dict.fromkeys(headings))
         scores = self._category_scores(query, concepts)
+        if not scores:
+            raise ProviderError("no concept has a vector yet: run `python manage.py embed`")
         ranked = sorted(scores, key=scores.get, reverse=True)
         best = ranked[0]
         related = [slug for slug in ranked[1:3] if scores[slug] >= scores[best] - 0.06]

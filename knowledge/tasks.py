@@ -3,7 +3,7 @@ the services are idempotent (see knowledge.services.ingest)."""
 
 from __future__ import annotations
 
-from celery import group, shared_task
+from celery import chain, group, shared_task
 
 from knowledge.govuk import TransientFetchError
 from knowledge.services import ingest
@@ -23,9 +23,32 @@ def ingest_page(self, job_id: int, ref: str) -> str:
 
 
 @shared_task
-def ingest_batch(job_id: int) -> None:
+def ingest_batch(job_id: int, extract: bool = False) -> None:
+    """Fan out one task per page; with `extract`, each page runs the whole pipeline."""
     job = ingest.IngestJob.objects.get(pk=job_id)
-    group(ingest_page.s(job_id, ref) for ref in job.refs).apply_async()
+    if extract:
+        group(page_pipeline(job_id, ref) for ref in job.refs).apply_async()
+    else:
+        group(ingest_page.s(job_id, ref) for ref in job.refs).apply_async()
+
+
+def page_pipeline(job_id: int, ref: str):
+    """fetch → pass 1 + pass 2 → embed, as one Celery chain for one page."""
+    return chain(ingest_page.si(job_id, ref), extract_ingested.si(job_id, ref), embed_units.si())
+
+
+@shared_task(acks_late=True)
+def extract_ingested(job_id: int, ref: str) -> str:
+    """Extract the snapshot a page's ingestion just stored, when it is new or changed."""
+    from knowledge.services.extract import ExtractionFailed, snapshot_extract
+
+    item = ingest.IngestItem.objects.filter(job_id=job_id, ref=ref).first()
+    if item is None or item.outcome not in ("new", "changed") or item.snapshot_id is None:
+        return "nothing new"
+    try:
+        return snapshot_extract(snapshot_id=item.snapshot_id).status
+    except ExtractionFailed as exc:
+        return exc.run.status
 
 
 @shared_task
@@ -39,7 +62,7 @@ def refresh_all_sources() -> int | None:
     job = ingest.refresh_job_create()
     if job is None:
         return None
-    ingest_batch.delay(job.pk)
+    ingest_batch.delay(job.pk, extract=True)  # changed pages are re-extracted
     return job.pk
 
 

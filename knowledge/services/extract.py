@@ -42,6 +42,7 @@ from knowledge.models import (
     PageSnapshot,
     QualityFlag,
 )
+from knowledge.services.embed import concepts_embed
 from knowledge.services.ingest import snapshot_recency
 
 EARLIEST, LATEST = dt.date(1990, 1, 1), dt.date(2100, 12, 31)
@@ -147,6 +148,8 @@ def run_fail(*, run: Run, reason: str) -> None:
 def run_context_pass(*, run: Run, provider) -> PageContext:
     started = time.perf_counter()
     page = page_input(run.snapshot)
+    if Concept.objects.filter(status=Concept.Status.ACTIVE, embedding__isnull=True).exists():
+        concepts_embed()  # binding by similarity needs every concept's vector
     categories, concepts = taxonomy_for_extraction()
     context, usage = provider.page_context(page=page, categories=categories, concepts=concepts)
     known = {category.slug for category in categories}

@@ -235,3 +235,19 @@ def test_llm_cost_estimate_counts_both_prompts(fixture_corpus):
     out = StringIO()
     call_command("estimate_llm_cost", stdout=out)
     assert "10 pages" in out.getvalue() and "estimated cost with gpt-4o-mini" in out.getvalue()
+
+
+@pytest.mark.slow
+def test_pipeline_chain_fetches_extracts_and_embeds_a_page():
+    from knowledge import tasks
+
+    taxonomy_load_file()
+    job = ingest.directory_job_create(root=FIXTURES)
+    ref = "lifetime-isa.json"
+    tasks.page_pipeline(job.pk, ref).apply()
+    snapshot = ingest.IngestItem.objects.get(job=job, ref=ref).snapshot
+    units = AtomicUnit.objects.filter(snapshot=snapshot)
+    assert units.exists() and not units.filter(embedding__isnull=True).exists()
+    assert ExtractionRun.objects.get(snapshot=snapshot).status == ExtractionRun.Status.SUCCEEDED
+    tasks.page_pipeline(job.pk, ref).apply()  # a redelivered chain adds nothing
+    assert AtomicUnit.objects.filter(snapshot=snapshot).count() == units.count()

@@ -4,7 +4,16 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
-from knowledge.models import ConceptAlias, IngestItem, SnapshotLink, UnitSighting
+from knowledge.models import (
+    ConceptAlias,
+    ExtractionItem,
+    ExtractionJob,
+    ExtractionRun,
+    IngestItem,
+    QualityFlag,
+    SnapshotLink,
+    UnitSighting,
+)
 from knowledge.services.ingest import ingest_job_create
 from tests.factories import make_snapshot, make_unit
 
@@ -22,6 +31,15 @@ def one_of_each(db):
     SnapshotLink.objects.create(snapshot=other, target_path="/child-benefit", anchor_text="CB")
     job = ingest_job_create(kind="directory", refs=["a.json"], params={"root": "/tmp"})
     IngestItem.objects.create(job=job, ref="a.json", outcome="new", source=other.source)
+    extraction = ExtractionJob.objects.create(provider="heuristic", total=1)
+    run = ExtractionRun.objects.create(
+        snapshot=other, job=extraction, provider="heuristic", prompt_version="heuristic-v1"
+    )
+    ExtractionItem.objects.create(
+        run=run, snapshot=other, kind="rejected", reason_code="quote_not_found",
+        reason="the evidence quote is not in the page text", proposal={"text": "x"},
+    )  # fmt: skip
+    QualityFlag.objects.create(unit=unit, kind="superseded_snapshot", reason="newer version")
 
 
 def registered_models():
