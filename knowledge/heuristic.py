@@ -463,13 +463,19 @@ class _Extractor:
         section = self._section_validity(line)
         if section is not None:
             return (section.valid_from, section.valid_to), "stated in its section"
+        if not is_figure:
+            # A rule with no period of its own holds until something supersedes it; the
+            # page's period dates its figures, not its rules.
+            return (None, None), ""
         if self.page_period is not None:
             return (self.page_period.valid_from, self.page_period.valid_to), "stated on the page"
         if self.hint_period is not None:
             return (self.hint_period.valid_from, self.hint_period.valid_to), "page file's period"
-        if is_figure and self.page.public_updated_at is not None:
-            first, last = tax_year_bounds(tax_year_start_year(self.page.public_updated_at.date()))
-            return (first, last), "tax year of the page's last update"
+        if self.page.public_updated_at is not None:
+            # In force when the page was last updated; when it ends is unknown until a newer
+            # version supersedes it, so the end stays open.
+            first, _ = tax_year_bounds(tax_year_start_year(self.page.public_updated_at.date()))
+            return (first, None), "tax year of the page's last update"
         return (None, None), ""
 
     def _section_validity(self, line: Line) -> Validity | None:

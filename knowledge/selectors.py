@@ -59,3 +59,39 @@ def evidence_mismatches() -> tuple[int, list[tuple[int, str]]]:
         ):
             mismatches.append((unit.pk, f"quote not at {unit.evidence_start}..{unit.evidence_end}"))
     return checked, mismatches
+
+
+def concept_resolve(*, taxonomy_id: str):
+    """(concept, alias used or None) for an id or an old id kept as an alias; None if unknown."""
+    from knowledge.models import Concept, ConceptAlias
+
+    concept = Concept.objects.select_related("category").filter(taxonomy_id=taxonomy_id).first()
+    if concept is not None:
+        return concept, None
+    alias = (
+        ConceptAlias.objects.select_related("concept__category").filter(alias=taxonomy_id).first()
+    )
+    if alias is None:
+        return None, None
+    return alias.concept, alias.alias
+
+
+def concept_units(*, concept, as_of, include_historical: bool):
+    """(unit, temporal status) pairs of a concept in ordinal order, current only by default."""
+    from knowledge.models import AtomicUnit
+
+    units = (
+        AtomicUnit.objects.alive()
+        .filter(concept=concept)
+        .select_related("source", "snapshot")
+        .defer("snapshot__raw", "snapshot__text")
+        .order_by("ordinal")
+    )
+    pairs = [(unit, unit.temporal_status_on(as_of).value) for unit in units]
+    return pairs if include_historical else [pair for pair in pairs if pair[1] == "current"]
+
+
+def categories_with_counts():
+    return Category.objects.annotate(
+        active=Count("concepts", filter=Q(concepts__status=Concept.Status.ACTIVE))
+    ).order_by("order")

@@ -140,6 +140,20 @@ EMBEDDINGS_MODEL = env_str(
 EMBEDDINGS_DIMENSIONS = 384  # fixed by the vector(384) columns
 EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 64, minimum=1)
 
+# --- Retrieval --------------------------------------------------------------------------
+
+# Similarity thresholds per embedding model: the 0.30/0.50 defaults were set for OpenAI's
+# model; MiniLM's were calibrated on the dev questions (`eval_retrieval`, issue 5 note).
+RETRIEVAL_THRESHOLDS = {
+    "default": {"floor": 0.30, "quality": 0.50, "scope": 0.40},
+    "text-embedding-3-small": {"floor": 0.30, "quality": 0.50, "scope": 0.40},
+    "all-MiniLM-L6-v2": {"floor": 0.30, "quality": 0.50, "scope": 0.52},
+}
+RETRIEVAL_MODE = env_str("RETRIEVAL_MODE", "units", choices=("concept", "units", "both"))
+RETRIEVAL_HYBRID = env_bool("RETRIEVAL_HYBRID", False)
+RETRIEVAL_EF_SEARCH = env_int("RETRIEVAL_EF_SEARCH", 100, minimum=10)
+API_THROTTLE_RATE = env_str("API_THROTTLE_RATE", "60/m")
+
 # --- gov.uk -----------------------------------------------------------------------------
 
 GOVUK_CONTENT_API = "https://www.gov.uk/api/content"

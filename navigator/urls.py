@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from navigator import views
+from navigator.api import api
 
 admin.site.site_header = "Navigator administration"
 admin.site.site_title = "Navigator"
@@ -10,5 +11,6 @@ admin.site.index_title = "Knowledge base and curation"
 urlpatterns = [
     path("", views.home, name="home"),
     path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
     path("curation/", include("curation.urls")),
 ]

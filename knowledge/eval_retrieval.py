@@ -1,0 +1,221 @@
+"""Retrieval evaluation over questions in the format of ../shared/eval/dev_questions.jsonl,
+scored as that folder's README says: recall@1/3/5 and MRR@5 by gold page, strict recall by
+span, outcome accuracy, by kind and category, with latency and a score-distribution plot."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from knowledge.parsing import normalise_inline
+from knowledge.retrieval import SearchParams, concept_search
+
+REFUSALS = ("no_match", "low_confidence")
+
+
+class QuestionFileError(ValueError):
+    pass
+
+
+@dataclass
+class QuestionResult:
+    id: str
+    kind: str
+    category: str
+    answerable: bool
+    outcome: str
+    reasons: list[str]
+    rank: int | None
+    strict_rank: int | None
+    milliseconds: float
+    scores: list[tuple[float, bool]] = field(default_factory=list)  # (score, relevant)
+
+
+def load_questions(path: Path) -> list[dict]:
+    if not path.is_file():
+        raise QuestionFileError(f"question file not found: {path}")
+    questions = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise QuestionFileError(f"line {number}: not JSON ({exc})") from None
+        for key in ("id", "question", "answerable", "gold"):
+            if key not in item:
+                raise QuestionFileError(f"line {number}: missing '{key}'")
+        questions.append(item)
+    return questions
+
+
+def normal_url(url: str) -> str:
+    parts = urlsplit(url.strip())
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+
+
+_TOKEN = re.compile(r"£?\d[\d,]*(?:\.\d+)?%?p?|\w+")
+_AMOUNT = re.compile(r"^£|\d%$|\dp$|^\d")
+
+
+def span_overlaps(span: str, text: str) -> bool:
+    a, b = normalise_inline(span).lower(), normalise_inline(text).lower()
+    if a in b or b in a:
+        return True
+    span_tokens = _TOKEN.findall(a)
+    text_tokens = set(_TOKEN.findall(b))
+    amounts = [token for token in span_tokens if _AMOUNT.search(token)]
+    if any(token not in text_tokens for token in amounts):
+        return False
+    return bool(span_tokens) and sum(t in text_tokens for t in span_tokens) * 2 >= len(span_tokens)
+
+
+def evaluate_question(question: dict, **overrides) -> QuestionResult:
+    as_of = date.fromisoformat(question["as_of"]) if question.get("as_of") else None
+    result = concept_search(
+        params=SearchParams(query=question["question"], k=5, as_of=as_of, **overrides)
+    )
+    gold = question["gold"]
+    gold_urls = [
+        {normal_url(g["url"]), *([normal_url(g["part_url"])] if g.get("part_url") else [])}
+        for g in gold
+    ]
+    rank = strict_rank = None
+    scores = []
+    for position, hit in enumerate(result.concepts, start=1):
+        relevant = strict = False
+        for unit_hit in hit.units:
+            urls = {normal_url(unit_hit.unit.source.url), normal_url(unit_hit.part_url)}
+            for entry, entry_urls in zip(gold, gold_urls, strict=True):
+                if urls & entry_urls:
+                    relevant = True
+                    unit = unit_hit.unit
+                    if span_overlaps(entry["span"], unit.evidence_quote) or span_overlaps(
+                        entry["span"], unit.text
+                    ):
+                        strict = True
+        if relevant and rank is None:
+            rank = position
+        if strict and strict_rank is None:
+            strict_rank = position
+        scores.append((hit.score, relevant))
+    return QuestionResult(
+        id=question["id"], kind=question.get("kind", ""), category=question.get("category", ""),
+        answerable=bool(question["answerable"]), outcome=result.outcome, reasons=result.reasons,
+        rank=rank, strict_rank=strict_rank, milliseconds=result.timings_ms.get("total", 0.0), scores=scores,
+    )  # fmt: skip
+
+
+def summarise(results: list[QuestionResult]) -> dict:
+    answerable = [r for r in results if r.answerable]
+    unanswerable = [r for r in results if not r.answerable]
+    report = {
+        "questions": len(results),
+        "answerable": _recall_block(answerable),
+        "outcome_accuracy": _share([_outcome_right(r) for r in results]),
+        "unanswerable_refused": _share([r.outcome in REFUSALS for r in unanswerable]),
+        "answerable_ok": _share([r.outcome == "ok" for r in answerable]),
+        "false_refusals": sum(r.outcome == "no_match" for r in answerable),
+        "false_low_confidence": sum(r.outcome == "low_confidence" for r in answerable),
+        "latency_ms": _latency([r.milliseconds for r in results]),
+        "by_kind": {k: _recall_block(v) for k, v in _group(answerable, "kind").items()},
+        "by_category": {k: _recall_block(v) for k, v in _group(answerable, "category").items()},
+        "misses": [
+            {"id": r.id, "rank": r.rank, "outcome": r.outcome, "reasons": r.reasons}
+            for r in results
+            if (r.answerable and (r.rank is None or r.outcome != "ok"))
+            or (not r.answerable and r.outcome not in REFUSALS)
+        ],
+    }
+    return report
+
+
+def _outcome_right(result: QuestionResult) -> bool:
+    return result.outcome == "ok" if result.answerable else result.outcome in REFUSALS
+
+
+def _share(flags: list[bool]) -> float:
+    return round(sum(flags) / len(flags), 4) if flags else 0.0
+
+
+def _recall_block(results: list[QuestionResult]) -> dict:
+    def at(k, attr="rank"):
+        return _share([getattr(r, attr) is not None and getattr(r, attr) <= k for r in results])
+
+    mrr = (
+        statistics.mean([(1 / r.rank) if r.rank and r.rank <= 5 else 0.0 for r in results])
+        if results
+        else 0.0
+    )
+    return {
+        "n": len(results),
+        "recall@1": at(1), "recall@3": at(3), "recall@5": at(5), "mrr@5": round(mrr, 4),
+        "strict@1": at(1, "strict_rank"), "strict@5": at(5, "strict_rank"),
+    }  # fmt: skip
+
+
+def _latency(values: list[float]) -> dict:
+    ordered = sorted(values)
+    if not ordered:
+        return {}
+    return {
+        "p50": round(statistics.median(ordered), 1),
+        "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1),
+    }
+
+
+def _group(results, attribute: str) -> dict[str, list[QuestionResult]]:
+    groups: dict[str, list[QuestionResult]] = defaultdict(list)
+    for result in results:
+        groups[getattr(result, attribute)].append(result)
+    return dict(sorted(groups.items()))
+
+
+def plot_scores(results: list[QuestionResult], *, path: Path, floor: float, quality: float) -> Path:
+    """Histogram of returned concepts' scores: relevant (hold a gold page's unit) vs not, and
+    the best score of answerable vs unanswerable questions, with the thresholds drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    relevant = [s for r in results for s, rel in r.scores if rel]
+    irrelevant = [s for r in results for s, rel in r.scores if not rel]
+    best_answerable = [max((s for s, _ in r.scores), default=0.0) for r in results if r.answerable]
+    best_unanswerable = [
+        max((s for s, _ in r.scores), default=0.0) for r in results if not r.answerable
+    ]
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    bins = [i / 40 for i in range(41)]
+    axes[0].hist(
+        [relevant, irrelevant],
+        bins=bins,
+        label=["relevant", "irrelevant"],
+        color=["#00703c", "#d4351c"],
+        alpha=0.8,
+    )
+    axes[0].set_title("Scores of returned concepts")
+    axes[1].hist(
+        [best_answerable, best_unanswerable],
+        bins=bins,
+        label=["answerable", "unanswerable"],
+        color=["#1d70b8", "#f47738"],
+        alpha=0.8,
+    )
+    axes[1].set_title("Best score per question")
+    for axis in axes:
+        axis.axvline(floor, color="grey", linestyle="--", label=f"floor {floor}")
+        axis.axvline(quality, color="black", linestyle=":", label=f"quality {quality}")
+        axis.set_xlabel("similarity score")
+        axis.legend()
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path

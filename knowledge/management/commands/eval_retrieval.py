@@ -1,0 +1,98 @@
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from knowledge.embeddings import get_embedder
+from knowledge.eval_retrieval import (
+    QuestionFileError,
+    evaluate_question,
+    load_questions,
+    plot_scores,
+    summarise,
+)
+from knowledge.retrieval import thresholds_for_model
+
+DEFAULT_FILE = Path(settings.BASE_DIR).parent / "shared" / "eval" / "dev_questions.jsonl"
+
+
+class Command(BaseCommand):
+    help = (
+        "Evaluate retrieval on a question file (recall@k, MRR, strict recall, outcomes, latency)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", nargs="?", type=Path, default=DEFAULT_FILE)
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.add_argument(
+            "--plot",
+            type=Path,
+            default=Path(settings.BASE_DIR) / "reports" / "score_distribution.png",
+        )
+        parser.add_argument(
+            "--compare", action="store_true", help="also compare scoring modes and hybrid"
+        )
+
+    def handle(self, *args, file, json: bool, plot, compare, **options):
+        try:
+            questions = load_questions(file)
+        except QuestionFileError as exc:
+            raise CommandError(str(exc)) from exc
+        results = [evaluate_question(q) for q in tqdm(questions, unit="q", file=self.stderr._out)]
+        report = summarise(results)
+        thresholds = thresholds_for_model(get_embedder().name)
+        report["plot"] = str(
+            plot_scores(
+                results, path=plot, floor=thresholds["floor"], quality=thresholds["quality"]
+            )
+        )
+        if compare:
+            report["comparison"] = self._compare(questions)
+        self.stdout.write(self._dumps(report) if json else self._text(report))
+
+    def _compare(self, questions):
+        rows = {}
+        for mode in ("concept", "units", "both"):
+            for hybrid in (False, True):
+                results = [evaluate_question(q, mode=mode, hybrid=hybrid) for q in questions]
+                summary = summarise(results)
+                rows[f"{mode}{'+text' if hybrid else ''}"] = {
+                    **{
+                        k: summary["answerable"][k]
+                        for k in ("recall@1", "recall@5", "mrr@5", "strict@5")
+                    },
+                    "outcome_accuracy": summary["outcome_accuracy"],
+                }
+        return rows
+
+    @staticmethod
+    def _dumps(report):
+        return json.dumps(report, indent=2, default=str)
+
+    def _text(self, report) -> str:
+        a = report["answerable"]
+        lines = [
+            f"{report['questions']} questions ({a['n']} answerable)",
+            f"recall@1 {a['recall@1']:.3f}  recall@3 {a['recall@3']:.3f}  recall@5 {a['recall@5']:.3f}  MRR@5 {a['mrr@5']:.3f}",
+            f"strict (span) recall@1 {a['strict@1']:.3f}  @5 {a['strict@5']:.3f}",
+            f"outcome accuracy {report['outcome_accuracy']:.3f}; unanswerable refused {report['unanswerable_refused']:.3f}; "
+            f"answerable ok {report['answerable_ok']:.3f} (false refusals {report['false_refusals']}, low confidence {report['false_low_confidence']})",
+            f"latency ms p50 {report['latency_ms'].get('p50')}  p95 {report['latency_ms'].get('p95')} (query embedding included)",
+            "by kind: "
+            + "; ".join(
+                f"{k} r@5 {v['recall@5']:.2f} (n={v['n']})" for k, v in report["by_kind"].items()
+            ),
+            "by category: "
+            + "; ".join(f"{k} {v['recall@5']:.2f}" for k, v in report["by_category"].items()),
+            "misses: "
+            + "; ".join(
+                f"{m['id']} rank={m['rank']} {m['outcome']} {','.join(m['reasons'])}"
+                for m in report["misses"]
+            ),
+            f"plot: {report['plot']}",
+        ]
+        for name, row in report.get("comparison", {}).items():
+            lines.append(f"  {name:<14} " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
+        return "\n".join(lines)

@@ -1,0 +1,516 @@
+"""Concept retrieval: the database casts the wide net, the application decides.
+
+PostgreSQL finds the nearest concepts (by their own text) and the nearest visible units over
+the HNSW indexes, with the floor applied in SQL to 2×k candidates. The application keeps the
+concepts at or above the quality threshold, tops up to `min_results` from the best of the
+rest (marked below quality), gathers each concept's units grouped by source, and decides a
+typed outcome from the concepts and units together, not from a similarity alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from knowledge.embeddings import count_tokens, get_embedder
+from knowledge.models import AtomicUnit, Category, Concept
+from knowledge.parsing import section_at
+from knowledge.temporal import TemporalStatus
+
+MAX_QUERY_CHARS = 2000
+UNITS_PER_CONCEPT = 8
+_AMOUNT_QUESTION = re.compile(
+    r"\b(how much|worth|what('s| is| was| are| were) the (\w+ ){0,4}(rate|limit|threshold|allowance|"
+    r"amount|cap|bonus|charge|penalty|fee|wage))\b",
+    re.I,
+)  # fmt: skip
+_GENERIC_WORDS = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "can", "for", "from", "has", "have", "if", "in", "is", "it", "its", "of", "on", "or", "the", "their", "they", "this", "to", "was", "were", "what", "when", "which", "who", "will", "with", "you", "your", "how", "rules", "rate", "rates", "amount", "eligibility", "overview", "claim", "claiming", "apply"]
+)
+
+
+class SearchError(ValueError):
+    """A search request that cannot be answered as asked; `field` names the culprit."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field, self.message = field, message
+
+
+@dataclass
+class SearchParams:
+    query: str
+    k: int = 5
+    floor: float | None = None
+    quality: float | None = None
+    min_results: int = 3
+    categories: list[str] = field(default_factory=list)
+    include_historical: bool = False
+    as_of: dt.date | None = None
+    token_budget: int = 8000
+    mode: str = ""  # "concept" | "units" | "both"; default from settings
+    hybrid: bool | None = None
+
+
+@dataclass
+class UnitHit:
+    unit: AtomicUnit
+    similarity: float
+    temporal_status: str
+    part_url: str
+
+
+@dataclass
+class ConceptHit:
+    concept: Concept
+    score: float
+    concept_similarity: float
+    unit_similarity: float
+    text_rank: float
+    below_quality: bool
+    units: list[UnitHit] = field(default_factory=list)
+    known_units: int = 0
+
+
+@dataclass
+class SearchResult:
+    outcome: str
+    reasons: list[str]
+    concepts: list[ConceptHit]
+    sources: list[str]
+    context: str
+    context_tokens: int
+    timings_ms: dict[str, float]
+    thresholds: dict[str, float]
+    as_of: dt.date
+    mode: str
+
+
+def thresholds_for_model(model: str) -> dict[str, float]:
+    table = settings.RETRIEVAL_THRESHOLDS
+    return dict(table.get(model) or table["default"])
+
+
+# --- the service -----------------------------------------------------------------------------
+
+
+def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = None) -> SearchResult:
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    thresholds = thresholds_for_model(get_embedder().name)
+    floor = thresholds["floor"] if params.floor is None else params.floor
+    quality = thresholds["quality"] if params.quality is None else params.quality
+    _validate(params, floor, quality)
+    mode = params.mode or settings.RETRIEVAL_MODE
+    hybrid = settings.RETRIEVAL_HYBRID if params.hybrid is None else params.hybrid
+    day = params.as_of or timezone.localdate()
+    visible_only = not params.include_historical
+    timings["validate"] = _ms(started)
+
+    if query_vector is None:
+        step = time.perf_counter()
+        query_vector = get_embedder().embed([params.query.strip()])[0]
+        timings["embed"] = _ms(step)
+
+    step = time.perf_counter()
+    category_ids = _category_ids(params.categories)
+    limit = 2 * params.k
+    with transaction.atomic():
+        _tune_index_scans()
+        concept_rows = _nearest_concepts(
+            query_vector, floor=floor, limit=max(limit, 10), category_ids=category_ids
+        )
+        unit_rows = _nearest_units(
+            query_vector, floor=floor, limit=limit * 10, category_ids=category_ids,
+            day=day if visible_only else None,
+        )  # fmt: skip
+        text_rows = (
+            _text_matches(
+                params.query,
+                limit=limit * 10,
+                category_ids=category_ids,
+                day=day if visible_only else None,
+            )
+            if hybrid
+            else []
+        )
+    timings["sql"] = _ms(step)
+
+    step = time.perf_counter()
+    ranked = _rank(concept_rows, unit_rows, text_rows, mode=mode, floor=floor)[:limit]
+    kept = _apply_quality(ranked, quality=quality, k=params.k, min_results=params.min_results)
+    timings["rank"] = _ms(step)
+
+    step = time.perf_counter()
+    hits = _load_hits(kept, query_vector, day=day, visible_only=visible_only)
+    timings["units"] = _ms(step)
+
+    step = time.perf_counter()
+    outcome, reasons = decide_outcome(
+        params=params, hits=hits, concept_rows=concept_rows, unit_rows=unit_rows,
+        thresholds=thresholds, quality=quality, day=day,
+    )  # fmt: skip
+    context, tokens = assemble_context(hits, budget=params.token_budget, day=day)
+    sources = list(dict.fromkeys(u.unit.source.url for hit in hits for u in hit.units))
+    timings["assemble"] = _ms(step)
+    timings["total"] = _ms(started)
+    return SearchResult(
+        outcome=outcome,
+        reasons=reasons,
+        concepts=hits,
+        sources=sources,
+        context=context,
+        context_tokens=tokens,
+        timings_ms=timings,
+        thresholds={"floor": floor, "quality": quality, "scope": thresholds["scope"]},
+        as_of=day,
+        mode=mode + ("+text" if hybrid else ""),
+    )
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)
+
+
+def _validate(params: SearchParams, floor: float, quality: float) -> None:
+    if not params.query or not params.query.strip():
+        raise SearchError("query", "must not be empty")
+    if len(params.query) > MAX_QUERY_CHARS:
+        raise SearchError("query", f"must be at most {MAX_QUERY_CHARS} characters")
+    if not 1 <= params.k <= 50:
+        raise SearchError("k", "must be between 1 and 50")
+    for name, value in (("floor", floor), ("quality", quality)):
+        if not 0.0 <= value <= 1.0:
+            raise SearchError(name, "must be between 0 and 1")
+    if floor > quality:
+        raise SearchError("floor", f"must not be above quality ({quality})")
+    if not 0 <= params.min_results <= params.k:
+        raise SearchError("min_results", f"must be between 0 and k ({params.k})")
+    if not 100 <= params.token_budget <= 100_000:
+        raise SearchError("token_budget", "must be between 100 and 100000")
+    if params.as_of and not dt.date(1990, 1, 1) <= params.as_of <= dt.date(2100, 12, 31):
+        raise SearchError("as_of", "must be between 1990-01-01 and 2100-12-31")
+    if params.mode and params.mode not in ("concept", "units", "both"):
+        raise SearchError("mode", "must be concept, units or both")
+
+
+def _category_ids(slugs: list[str]) -> list[int] | None:
+    if not slugs:
+        return None
+    found = dict(Category.objects.filter(slug__in=slugs).values_list("slug", "pk"))
+    unknown = sorted(set(slugs) - set(found))
+    if unknown:
+        raise SearchError("categories", f"unknown category {', '.join(unknown)}")
+    return list(found.values())
+
+
+# --- SQL: nearest neighbours over HNSW, floor applied to the candidates -----------------------
+
+
+def _tune_index_scans() -> None:
+    """Filtered HNSW scans keep searching until enough rows pass the filter (pgvector 0.8)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [settings.RETRIEVAL_EF_SEARCH])
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+
+
+def _vector_literal(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{value:.6f}" for value in vector) + "]"
+
+
+def _nearest_concepts(vector, *, floor: float, limit: int, category_ids) -> list[tuple[int, float]]:
+    category_filter = "AND category_id = ANY(%(categories)s)" if category_ids else ""
+    sql = f"""
+        WITH nearest AS MATERIALIZED (
+            SELECT id, embedding <=> %(q)s::vector AS distance
+            FROM knowledge_concept
+            WHERE status = 'active' AND embedding IS NOT NULL {category_filter}
+            ORDER BY embedding <=> %(q)s::vector
+            LIMIT %(limit)s
+        )
+        SELECT id, 1 - distance FROM nearest WHERE distance <= 1 - %(floor)s ORDER BY distance
+    """
+    params = {
+        "q": _vector_literal(vector),
+        "limit": limit,
+        "floor": floor,
+        "categories": category_ids,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+VISIBLE_ON_DAY = """
+    AND NOT (u.superseded_by_id IS NOT NULL AND (u.superseded_date IS NULL OR u.superseded_date <= %(day)s))
+    AND (u.valid_from IS NULL OR u.valid_from <= %(day)s)
+    AND (u.valid_to IS NULL OR u.valid_to >= %(day)s)
+"""
+
+
+def _unit_filters(category_ids, day) -> str:
+    filters = "u.deleted_at IS NULL AND c.status = 'active'"
+    if category_ids:
+        filters += " AND c.category_id = ANY(%(categories)s)"
+    if day is not None:
+        filters += VISIBLE_ON_DAY
+    return filters
+
+
+def _nearest_units(
+    vector, *, floor: float, limit: int, category_ids, day
+) -> list[tuple[int, int, float]]:
+    sql = f"""
+        WITH nearest AS MATERIALIZED (
+            SELECT u.id, u.concept_id, u.embedding <=> %(q)s::vector AS distance
+            FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id
+            WHERE u.embedding IS NOT NULL AND {_unit_filters(category_ids, day)}
+            ORDER BY u.embedding <=> %(q)s::vector
+            LIMIT %(limit)s
+        )
+        SELECT id, concept_id, 1 - distance FROM nearest WHERE distance <= 1 - %(floor)s ORDER BY distance
+    """
+    params = {
+        "q": _vector_literal(vector),
+        "limit": limit,
+        "floor": floor,
+        "categories": category_ids,
+        "day": day,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+
+
+def _text_matches(query: str, *, limit: int, category_ids, day) -> list[tuple[int, int, float]]:
+    """PostgreSQL full-text matches (for hybrid ranking): (unit id, concept id, rank)."""
+    sql = f"""
+        SELECT u.id, u.concept_id, ts_rank_cd(to_tsvector('english', u.text), q) AS rank
+        FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id,
+             to_tsquery('english', %(query)s) q
+        WHERE to_tsvector('english', u.text) @@ q AND {_unit_filters(category_ids, day)}
+        ORDER BY rank DESC LIMIT %(limit)s
+    """
+    words = re.findall(r"[a-z0-9]+", query.lower())
+    if not words:
+        return []
+    any_word = " | ".join(words)  # a question's words are alternatives, not all required
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql, {"query": any_word, "limit": limit, "categories": category_ids, "day": day}
+        )
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+
+
+# --- ranking --------------------------------------------------------------------------------
+
+RRF_K = 60
+
+
+def _rank(concept_rows, unit_rows, text_rows, *, mode: str, floor: float) -> list[dict]:
+    concept_sim = dict(concept_rows)
+    unit_sim: dict[int, float] = {}
+    for _, concept_id, similarity in unit_rows:
+        unit_sim[concept_id] = max(unit_sim.get(concept_id, 0.0), similarity)
+    text_rank: dict[int, int] = {}
+    for position, (_, concept_id, _) in enumerate(text_rows):
+        text_rank.setdefault(concept_id, position + 1)
+    ids = set(concept_sim) | set(unit_sim) | set(text_rank)
+    rows = []
+    for concept_id in ids:
+        c, u = concept_sim.get(concept_id, 0.0), unit_sim.get(concept_id, 0.0)
+        score = {"concept": c, "units": u, "both": max(u, (c + u) / 2 if u else c)}[mode]
+        rows.append({"id": concept_id, "score": score, "concept": c, "unit": u, "text": 0.0})
+    if text_rows:
+        _fuse_text_ranks(rows, text_rank)
+    rows = [row for row in rows if row["score"] >= floor]
+    return sorted(rows, key=lambda row: row["score"], reverse=True)
+
+
+def _fuse_text_ranks(rows: list[dict], text_rank: dict[int, int]) -> None:
+    """Reciprocal rank fusion of the vector order with the full-text order."""
+    by_vector = sorted(rows, key=lambda row: row["score"], reverse=True)
+    for position, row in enumerate(by_vector, start=1):
+        fused = 1 / (RRF_K + position)
+        if row["id"] in text_rank:
+            fused += 1 / (RRF_K + text_rank[row["id"]])
+            row["text"] = 1 / text_rank[row["id"]]
+        row["fused"] = fused
+    order = sorted(rows, key=lambda row: row["fused"], reverse=True)
+    scores = sorted((row["score"] for row in rows), reverse=True)
+    for row, score in zip(order, scores, strict=True):
+        row["score"] = score  # keep the similarity scale the thresholds speak
+
+
+def _apply_quality(ranked: list[dict], *, quality: float, k: int, min_results: int) -> list[dict]:
+    good = [dict(row, below=False) for row in ranked if row["score"] >= quality][:k]
+    if len(good) < min_results:
+        rest = [dict(row, below=True) for row in ranked if row["score"] < quality]
+        good += rest[: min_results - len(good)]
+    return good
+
+
+# --- units for the chosen concepts ------------------------------------------------------------
+
+
+def _load_hits(kept: list[dict], vector, *, day: dt.date, visible_only: bool) -> list[ConceptHit]:
+    if not kept:
+        return []
+    concepts = Concept.objects.select_related("category").in_bulk([row["id"] for row in kept])
+    units = (
+        AtomicUnit.objects.alive()
+        .filter(concept_id__in=concepts, embedding__isnull=False)
+        .select_related("source", "snapshot")
+        .defer("snapshot__raw", "snapshot__text")
+    )
+    by_concept: dict[int, list[AtomicUnit]] = defaultdict(list)
+    for unit in units:
+        by_concept[unit.concept_id].append(unit)
+    hits = []
+    for row in kept:
+        known = by_concept.get(row["id"], [])
+        hit = ConceptHit(
+            concept=concepts[row["id"]], score=round(row["score"], 4),
+            concept_similarity=round(row["concept"], 4), unit_similarity=round(row["unit"], 4),
+            text_rank=round(row["text"], 4), below_quality=row["below"], known_units=len(known),
+        )  # fmt: skip
+        hit.units = _best_units(known, vector, day=day, visible_only=visible_only)
+        hits.append(hit)
+    return hits
+
+
+def _best_units(units: list[AtomicUnit], vector, *, day, visible_only) -> list[UnitHit]:
+    scored = []
+    for unit in units:
+        status = unit.temporal_status_on(day)
+        if visible_only and status != TemporalStatus.CURRENT:
+            continue
+        similarity = float(np.dot(np.asarray(unit.embedding, dtype=np.float32), vector))
+        scored.append(UnitHit(unit, round(similarity, 4), status.value, _part_url(unit)))
+    scored.sort(key=lambda hit: hit.similarity, reverse=True)
+    return scored[:UNITS_PER_CONCEPT]
+
+
+def _part_url(unit: AtomicUnit) -> str:
+    section = section_at(unit.snapshot.sections or [], unit.evidence_start)
+    return (section or {}).get("url") or unit.source.url
+
+
+# --- outcome --------------------------------------------------------------------------------
+
+
+NO_FACTS_GAP = 0.30  # the topic beats every concept that holds facts by this much
+TOPIC_WORDS_SHARE = 2 / 3
+
+
+def decide_outcome(*, params, hits, concept_rows, unit_rows, thresholds, quality, day):
+    """ok / low_confidence / no_match with machine-readable reasons, from the taxonomy (what
+    topics exist), the units (what is known, and when) and the similarities together.
+
+    The topic is the concept whose own text is nearest the question. A question near no
+    concept is out of scope. A topic without units is refused when the facts found belong
+    to concepts far from the question; an amount question needs a threshold that names its
+    topic (facts are sometimes filed under a neighbouring concept, and those still answer)."""
+    best_concept = concept_rows[0][1] if concept_rows else 0.0
+    if best_concept < thresholds["scope"]:
+        return "no_match", ["out_of_scope"]
+    if not hits:
+        return "no_match", ["nothing_above_floor"]
+    topic = Concept.objects.select_related("category").get(pk=concept_rows[0][0])
+    topic_units = list(topic.units.alive())
+    bearing = [hit for hit in hits if hit.units]
+    if not bearing:
+        return "no_match", ["no_rule_in_force_on_date" if params.as_of else "only_historical"]
+    if (
+        not topic_units
+        and best_concept - max(hit.concept_similarity for hit in bearing) >= NO_FACTS_GAP
+    ):
+        return "no_match", ["no_facts_for_concept"]
+    good = [hit for hit in bearing if not hit.below_quality]
+    if not good:
+        return "low_confidence", ["below_quality"]
+    if _AMOUNT_QUESTION.search(params.query):
+        thresholds_found = _thresholds_for_topic(topic, topic_units, good, day=day)
+        if not thresholds_found:
+            if params.as_of and any(unit.unit_type == "threshold" for unit in topic_units):
+                return "no_match", ["no_rule_in_force_on_date"]
+            return "low_confidence", ["no_amount_in_kb"]
+        if params.as_of and not any(
+            unit.valid_from and unit.valid_from <= day for unit in thresholds_found
+        ):
+            return "no_match", ["no_rule_in_force_on_date"]
+    return "ok", []
+
+
+def _stems(text: str) -> set[str]:
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("'s", ""))
+    return {
+        word[:4]
+        for word in words
+        if word not in _GENERIC_WORDS and (len(word) > 2 or word.isdigit())
+    }
+
+
+def _thresholds_for_topic(topic, topic_units, good, *, day) -> list[AtomicUnit]:
+    """Threshold units, in force on `day`, that answer an amount question about `topic`: its
+    own, and those among the best results that name it (a figure filed under a neighbouring
+    concept still answers)."""
+    found = [
+        unit
+        for unit in topic_units
+        if unit.unit_type == "threshold" and unit.temporal_status_on(day) == TemporalStatus.CURRENT
+    ]
+    distinct = _stems(topic.name) - _stems(topic.category.name)
+    for hit in good[:5]:
+        for unit_hit in hit.units:
+            unit = unit_hit.unit
+            words = _stems(f"{unit.text} {hit.concept.name}")
+            if unit.unit_type == "threshold" and len(distinct & words) >= TOPIC_WORDS_SHARE * len(
+                distinct
+            ):
+                found.append(unit)
+    return found
+
+
+# --- context ----------------------------------------------------------------------------------
+
+
+def assemble_context(hits: list[ConceptHit], *, budget: int, day: dt.date) -> tuple[str, int]:
+    """Concepts in rank order, their units grouped by source, each with its citation, cut to
+    whole lines within the token budget."""
+    lines: list[str] = []
+    used = 0
+    for hit in hits:
+        if not hit.units:
+            continue
+        block = [f"## {hit.concept.name} [{hit.concept.taxonomy_id}]"]
+        by_source: dict[str, list[UnitHit]] = defaultdict(list)
+        for unit in hit.units:
+            by_source[unit.part_url].append(unit)
+        for url, units in by_source.items():
+            block.append(f"Source: {url}")
+            block.extend(f"- {_unit_line(unit, day)}" for unit in units)
+        for line in block:
+            cost = count_tokens(line) + 1
+            if used + cost > budget:
+                return "\n".join(lines), used
+            lines.append(line)
+            used += cost
+    return "\n".join(lines), used
+
+
+def _unit_line(hit: UnitHit, day: dt.date) -> str:
+    unit = hit.unit
+    validity = ""
+    if unit.valid_from or unit.valid_to:
+        validity = f" (valid {unit.valid_from or '…'} to {unit.valid_to or 'now'})"
+    status = "" if hit.temporal_status == "current" else f" [{hit.temporal_status} on {day}]"
+    return f"{unit.text}{validity}{status}"

@@ -1,0 +1,171 @@
+"""The public JSON API (`/api/v1`): thin endpoints over knowledge's selectors and services.
+
+Every call is logged (token, query, outcome, concepts, per-stage timings), bad input
+included; errors name the field that is wrong and carry `outcome: "invalid"`.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.responses import Status
+from ninja.security import HttpBearer
+from ninja.throttling import AuthRateThrottle
+
+from knowledge import selectors
+from knowledge.models import AtomicUnit
+from knowledge.retrieval import SearchError, SearchParams, concept_search
+from navigator import presenters, services
+from navigator.schemas import (
+    CategoryOut,
+    ConceptOut,
+    ErrorOut,
+    HealthOut,
+    SearchIn,
+    SearchOut,
+    UnitOut,
+)
+
+
+class TokenAuth(HttpBearer):
+    def authenticate(self, request: HttpRequest, token: str):
+        return services.api_token_authenticate(raw=token)
+
+
+api = NinjaAPI(
+    title="Navigator API",
+    version="1",
+    description="Citation-grounded UK personal-finance rules from gov.uk: concepts, units, sources.",
+    urls_namespace="api",
+    auth=TokenAuth(),
+    throttle=[AuthRateThrottle(settings.API_THROTTLE_RATE)],
+)
+
+
+def _log(request, *, status: int, **fields) -> None:
+    token = getattr(request, "auth", None)
+    services.query_log_write(
+        token=token if hasattr(token, "pk") else None,
+        endpoint=request.path[:100],
+        status_code=status,
+        **fields,
+    )
+
+
+def _error(request, status: int, detail: str, fields: list[dict] | None = None):
+    _log(request, status=status, outcome="invalid", error=detail)
+    return api.create_response(
+        request, {"outcome": "invalid", "detail": detail, "fields": fields or []}, status=status
+    )
+
+
+@api.exception_handler(ValidationError)
+def on_validation_error(request, exc: ValidationError):
+    fields = []
+    for error in exc.errors:
+        location = [str(part) for part in error.get("loc", [])]
+        if location and location[0] in ("body", "query", "path", "header"):
+            location = location[1:]  # where the value came from, not its name
+        if location and location[0] == "payload":
+            location = location[1:]
+        fields.append(
+            {"field": ".".join(location) or "body", "message": error.get("msg", "invalid")}
+        )
+    detail = "; ".join(f"{f['field']}: {f['message']}" for f in fields) or "invalid request"
+    return _error(request, 422, detail, fields)
+
+
+@api.exception_handler(SearchError)
+def on_search_error(request, exc: SearchError):
+    return _error(request, 400, str(exc), [{"field": exc.field, "message": exc.message}])
+
+
+@api.exception_handler(AuthenticationError)
+def on_auth_error(request, exc):
+    return _error(request, 401, "a valid API token is required: Authorization: Bearer <token>")
+
+
+@api.exception_handler(HttpError)
+def on_http_error(request, exc: HttpError):
+    return _error(request, exc.status_code, str(exc))
+
+
+@api.post(
+    "/search", response={200: SearchOut, 400: ErrorOut, 422: ErrorOut}, summary="Search concepts"
+)
+def search(request, payload: SearchIn):
+    """Concepts that answer the query, their units grouped by source, citations, a context
+    string within the token budget, and a typed outcome (`ok`, `low_confidence`, `no_match`)."""
+    started = time.perf_counter()
+    params = SearchParams(**payload.dict())
+    result = concept_search(params=params)
+    body = presenters.search_payload(result)
+    body["timings_ms"]["http"] = round((time.perf_counter() - started) * 1000, 2)
+    _log(
+        request, status=200, query=payload.query, params=payload.dict(exclude={"query"}, exclude_none=True) | {"as_of": str(payload.as_of) if payload.as_of else None},
+        outcome=result.outcome, reasons=result.reasons,
+        result_concepts=[hit.concept.taxonomy_id for hit in result.concepts], timings_ms=body["timings_ms"],
+    )  # fmt: skip
+    return body
+
+
+@api.get(
+    "/concepts/{taxonomy_id}", response={200: ConceptOut, 404: ErrorOut}, summary="A concept by id"
+)
+def concept(request, taxonomy_id: str, include_historical: bool = False):
+    """An old id kept as an alias answers with the current concept and says so."""
+    found, alias = selectors.concept_resolve(taxonomy_id=taxonomy_id)
+    if found is None:
+        raise HttpError(404, f"taxonomy_id: no concept or alias {taxonomy_id!r}")
+    today = timezone.localdate()
+    units = selectors.concept_units(
+        concept=found, as_of=today, include_historical=include_historical
+    )
+    _log(request, status=200, query=taxonomy_id, result_concepts=[found.taxonomy_id])
+    return {
+        "taxonomy_id": found.taxonomy_id,
+        "name": found.name,
+        "description": found.description,
+        "status": found.status,
+        "category": presenters.category_ref(found),
+        "aliases": list(found.aliases.values_list("alias", flat=True)),
+        "resolved_from_alias": alias,
+        "units": [presenters.unit_payload(unit, status=status) for unit, status in units],
+    }
+
+
+@api.get("/categories", response=list[CategoryOut], summary="The 23 categories")
+def categories(request):
+    _log(request, status=200)
+    return [
+        {"slug": c.slug, "name": c.name, "description": c.description, "concepts": c.active}
+        for c in selectors.categories_with_counts()
+    ]
+
+
+@api.get("/units/{unit_id}", response={200: UnitOut, 404: ErrorOut}, summary="One unit")
+def unit(request, unit_id: int):
+    found = get_object_or_404(
+        AtomicUnit.objects.alive().select_related("source", "snapshot"), pk=unit_id
+    )
+    _log(request, status=200, query=str(unit_id))
+    return presenters.unit_payload(
+        found, status=found.temporal_status_on(timezone.localdate()).value
+    )
+
+
+@api.get("/health", response={200: HealthOut, 503: HealthOut}, auth=None, summary="Health")
+def health(request):
+    report = services.health_report()
+    return Status(200 if report["status"] == "ok" else 503, report)
+
+
+@api.get("/tool", auth=None, summary="The knowledgeBaseSearch tool definition for LLM agents")
+def tool(request):
+    return services.tool_definition()

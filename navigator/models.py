@@ -1,0 +1,58 @@
+"""Callers of the public API and the log of what they asked."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.db import models
+
+
+def hash_token(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A downstream app's credential. Only a hash is stored; the raw token is shown once."""
+
+    PREFIX = "nav_"
+
+    name = models.CharField(max_length=100, unique=True)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    token_prefix = models.CharField(max_length=12, editable=False, help_text="To recognise it")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"token {self.pk} ({self.name})"
+
+    @classmethod
+    def new_raw_token(cls) -> str:
+        return cls.PREFIX + secrets.token_urlsafe(32)
+
+
+class QueryLog(models.Model):
+    """Every API call: who, what, the outcome, what came back and how long each stage took."""
+
+    token = models.ForeignKey(ApiToken, on_delete=models.SET_NULL, null=True, blank=True)
+    endpoint = models.CharField(max_length=100)
+    status_code = models.PositiveSmallIntegerField()
+    query = models.TextField(blank=True)
+    params = models.JSONField(default=dict, blank=True)
+    outcome = models.CharField(max_length=20, blank=True)
+    reasons = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+    result_concepts = models.JSONField(default=list, blank=True)
+    timings_ms = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint} {self.status_code} {self.outcome}"

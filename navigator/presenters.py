@@ -1,0 +1,91 @@
+"""Domain objects -> API payloads (plain dicts matching navigator.schemas)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from knowledge.models import AtomicUnit, Concept
+from knowledge.parsing import section_at
+
+
+def unit_payload(unit: AtomicUnit, *, status: str, part_url: str = "", similarity=None) -> dict:
+    value = None
+    if unit.value_amount is not None:
+        value = {
+            "amount": float(unit.value_amount),
+            "unit": unit.value_unit,
+            "period": unit.value_period or None,
+        }
+    return {
+        "id": unit.pk,
+        "type": unit.unit_type,
+        "text": unit.text,
+        "value": value,
+        "valid_from": unit.valid_from,
+        "valid_to": unit.valid_to,
+        "superseded_date": unit.superseded_date,
+        "temporal_status": status,
+        "evidence": {
+            "quote": unit.evidence_quote,
+            "start": unit.evidence_start,
+            "end": unit.evidence_end,
+            "verified": unit.evidence_verified,
+            "snapshot_id": unit.snapshot_id,
+            "snapshot_date": unit.snapshot.fetched_at,
+        },
+        "source_url": unit.source.url,
+        "part_url": part_url or unit_part_url(unit),
+        "provider": unit.provider,
+        "review_status": unit.review_status,
+        "similarity": similarity,
+    }
+
+
+def unit_part_url(unit: AtomicUnit) -> str:
+    section = section_at(unit.snapshot.sections or [], unit.evidence_start)
+    return (section or {}).get("url") or unit.source.url
+
+
+def category_ref(concept: Concept) -> dict:
+    return {"slug": concept.category.slug, "name": concept.category.name}
+
+
+def concept_hit_payload(hit) -> dict:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for unit_hit in hit.units:
+        groups[unit_hit.unit.source.url].append(
+            unit_payload(
+                unit_hit.unit,
+                status=unit_hit.temporal_status,
+                part_url=unit_hit.part_url,
+                similarity=unit_hit.similarity,
+            )  # fmt: skip
+        )
+    return {
+        "taxonomy_id": hit.concept.taxonomy_id,
+        "name": hit.concept.name,
+        "category": category_ref(hit.concept),
+        "score": hit.score,
+        "score_parts": {
+            "concept": hit.concept_similarity,
+            "units": hit.unit_similarity,
+            "text": hit.text_rank,
+        },
+        "below_quality": hit.below_quality,
+        "sources": [{"source_url": url, "units": units} for url, units in groups.items()],
+    }
+
+
+def search_payload(result) -> dict:
+    return {
+        "outcome": result.outcome,
+        "reasons": result.reasons,
+        "as_of": result.as_of,
+        "mode": result.mode,
+        "thresholds": result.thresholds,
+        "concepts": [concept_hit_payload(hit) for hit in result.concepts],
+        "sources": result.sources,
+        "context": result.context,
+        "context_tokens": result.context_tokens,
+        "timings_ms": result.timings_ms,
+    }

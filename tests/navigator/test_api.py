@@ -1,0 +1,221 @@
+"""The public API over a real extracted knowledge base (the project's fixture pages)."""
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from knowledge.models import AtomicUnit, Source
+from knowledge.services import ingest
+from knowledge.services.embed import concepts_embed, units_embed
+from knowledge.services.extract import snapshot_extract
+from knowledge.services.taxonomy import taxonomy_load_file
+from navigator.models import QueryLog
+from navigator.services import api_token_create, api_token_revoke
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "govuk"
+KNOWLEDGE_TABLES = (
+    "knowledge_source, knowledge_pagesnapshot, knowledge_atomicunit, knowledge_extractionrun, "
+    "knowledge_extractionjob, knowledge_extractionitem, knowledge_qualityflag, knowledge_ingestjob, "
+    "knowledge_ingestitem, knowledge_snapshotlink, knowledge_category, knowledge_concept, "
+    "knowledge_conceptalias"
+)
+
+
+@pytest.fixture(scope="module")
+def kb(django_db_setup, django_db_blocker):
+    """Taxonomy + the fixture pages, ingested, extracted (heuristic) and embedded, once."""
+    with django_db_blocker.unblock():
+        taxonomy_load_file()
+        job = ingest.directory_job_create(root=FIXTURES)
+        for ref in job.refs:
+            ingest.ingest_item_run(job_id=job.pk, ref=ref)
+        concepts_embed()
+        for source in Source.objects.all():
+            for snapshot in source.snapshots.all():
+                snapshot_extract(snapshot_id=snapshot.pk)
+        units_embed()
+        yield
+        with connection.cursor() as cursor:
+            cursor.execute(f"TRUNCATE {KNOWLEDGE_TABLES} RESTART IDENTITY CASCADE")
+
+
+@pytest.fixture
+def token(db):
+    return api_token_create(name="test app")
+
+
+@pytest.fixture
+def api(client, token):
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {token[1]}"}
+
+    class Api:
+        def search(self, **body):
+            return client.post(
+                "/api/v1/search", json.dumps(body), content_type="application/json", **headers
+            )
+
+        def get(self, path):
+            return client.get(f"/api/v1{path}", **headers)
+
+    return Api()
+
+
+def test_search_answers_with_concepts_units_by_source_and_citations(kb, api):
+    response = api.search(query="How much can I save in an ISA each tax year?", as_of="2024-06-01")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["outcome"] == "ok" and body["reasons"] == []
+    top = body["concepts"][0]
+    assert top["category"]["slug"] == "isa"
+    units = [unit for group in top["sources"] for unit in group["units"]]
+    assert any(unit["value"] and unit["value"]["amount"] == 20000 for unit in units)
+    for group in top["sources"]:
+        assert all(unit["source_url"] == group["source_url"] for unit in group["units"])
+    unit = units[0]
+    assert unit["evidence"]["verified"] and unit["evidence"]["end"] > unit["evidence"]["start"]
+    assert set(body["sources"]) >= {group["source_url"] for group in top["sources"]}
+    assert {"embed", "sql", "rank", "units", "assemble", "total", "http"} <= set(body["timings_ms"])
+    assert "https://www.gov.uk/individual-savings-accounts" in body["context"]
+
+
+def test_context_stays_within_the_token_budget(kb, api):
+    body = api.search(query="Child Benefit rates", token_budget=120).json()
+    assert 0 < body["context_tokens"] <= 120
+    assert body["context"]
+
+
+def test_below_quality_results_top_up_to_min_results(kb, api):
+    body = api.search(
+        query="Child Benefit weekly rate for the eldest child", quality=0.99, min_results=3
+    ).json()
+    assert len(body["concepts"]) == 3
+    assert all(concept["below_quality"] for concept in body["concepts"])
+    assert body["outcome"] == "low_confidence" and body["reasons"] == ["below_quality"]
+
+
+def test_out_of_scope_question_is_no_match(kb, api):
+    body = api.search(query="What is the VAT registration threshold for a limited company?").json()
+    assert body["outcome"] == "no_match" and body["reasons"] == ["out_of_scope"]
+
+
+def test_superseded_unit_leaves_default_results_and_returns_inside_its_validity(kb, api):
+    """Real units from the two versions of /new-state-pension."""
+    older = AtomicUnit.objects.get(value_amount=203.85, unit_type="threshold")
+    newer = AtomicUnit.objects.get(value_amount=221.20, unit_type="threshold")
+    query = "What is the full new State Pension per week?"
+
+    def amounts(**extra):
+        body = api.search(query=query, **extra).json()
+        return {
+            u["value"]["amount"]
+            for c in body["concepts"]
+            for g in c["sources"]
+            for u in g["units"]
+            if u["value"]
+        }
+
+    assert 203.85 in amounts(as_of="2024-01-15")
+    AtomicUnit.objects.filter(pk=older.pk).update(
+        superseded_by=newer, superseded_date=dt.date(2024, 1, 1)
+    )
+    try:
+        assert 203.85 not in amounts(as_of="2024-01-15")  # superseded from 1 January 2024
+        assert 203.85 in amounts(as_of="2023-10-01")  # inside its validity, before superseding
+        assert 221.20 in amounts(as_of="2024-10-01")
+        historical = api.search(query=query, include_historical=True).json()
+        statuses = {
+            u["temporal_status"]
+            for c in historical["concepts"]
+            for g in c["sources"]
+            for u in g["units"]
+        }
+        assert "historical" in statuses
+    finally:
+        AtomicUnit.objects.filter(pk=older.pk).update(superseded_by=None, superseded_date=None)
+
+
+def test_date_with_no_rule_in_force(kb, api):
+    body = api.search(
+        query="How much is the full new State Pension a week?", as_of="2012-06-01"
+    ).json()
+    assert body["outcome"] == "no_match"
+    assert body["reasons"] == ["no_rule_in_force_on_date"]
+
+
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"query": ""}, "query"),
+        ({"query": "   "}, "query"),
+        ({"query": "x" * 10_000}, "query"),
+        ({"query": "isa", "k": 0}, "k"),
+        ({"query": "isa", "k": 1000}, "k"),
+        ({"query": "isa", "floor": 0.6, "quality": 0.5}, "floor"),
+        ({"query": "isa", "floor": 1.5}, "floor"),
+        ({"query": "isa", "quality": -0.1}, "quality"),
+        ({"query": "isa", "as_of": "next tuesday"}, "as_of"),
+        ({"query": "isa", "as_of": "0001-01-01"}, "as_of"),
+        ({"query": "isa", "as_of": "9999-12-31"}, "as_of"),
+        ({"query": "isa", "min_results": 9, "k": 5}, "min_results"),
+        ({"query": "isa", "token_budget": 5}, "token_budget"),
+        ({"query": "isa", "categories": ["no_such_category"]}, "categories"),
+        ({}, "query"),
+    ],
+)
+def test_bad_input_gets_a_4xx_naming_the_field_and_is_logged(kb, api, body, field):
+    response = api.search(**body)
+    assert 400 <= response.status_code < 500
+    payload = response.json()
+    assert payload["outcome"] == "invalid"
+    assert field in payload["detail"]
+    log = QueryLog.objects.latest("created_at")
+    assert log.status_code == response.status_code and log.outcome == "invalid"
+
+
+def test_tokens_missing_wrong_or_revoked_are_refused_and_logged(kb, client, token):
+    url, body = "/api/v1/search", json.dumps({"query": "isa"})
+    assert client.post(url, body, content_type="application/json").status_code == 401
+    wrong = {"HTTP_AUTHORIZATION": "Bearer nav_not-a-real-token"}
+    assert client.post(url, body, content_type="application/json", **wrong).status_code == 401
+    api_token_revoke(token=token[0])
+    revoked = {"HTTP_AUTHORIZATION": f"Bearer {token[1]}"}
+    assert client.post(url, body, content_type="application/json", **revoked).status_code == 401
+    assert QueryLog.objects.filter(status_code=401).count() == 3
+
+
+def test_every_search_is_logged_with_its_token_outcome_and_stages(kb, api, token):
+    api.search(query="Statutory Sick Pay weekly rate")
+    log = QueryLog.objects.latest("created_at")
+    assert log.token_id == token[0].pk and log.status_code == 200
+    assert log.outcome in ("ok", "low_confidence", "no_match") and log.result_concepts
+    assert "sql" in log.timings_ms
+
+
+def test_tokens_are_stored_hashed(token):
+    model, raw = token
+    assert raw.startswith("nav_") and raw not in (model.token_hash, model.token_prefix)
+
+
+def test_concept_by_alias_answers_with_the_current_concept(kb, api):
+    body = api.get("/concepts/isa.allowance").json()
+    assert body["taxonomy_id"] == "isa.annual_allowance"
+    assert body["resolved_from_alias"] == "isa.allowance"
+    assert api.get("/concepts/isa.no_such_thing").status_code == 404
+
+
+def test_categories_units_health_tool_and_schema(kb, api, client):
+    categories = api.get("/categories").json()
+    assert len(categories) == 23 and sum(c["concepts"] for c in categories) >= 200
+    unit = AtomicUnit.objects.first()
+    assert api.get(f"/units/{unit.pk}").json()["id"] == unit.pk
+    assert api.get("/units/999999").status_code == 404
+    health = client.get("/api/v1/health").json()
+    assert health["database"].startswith("ok (pgvector") and health["status"] == "ok"
+    tool = client.get("/api/v1/tool").json()
+    assert tool["function"]["name"] == "knowledgeBaseSearch"
+    assert "Child Benefit" in tool["function"]["description"]
+    schema = client.get("/api/v1/openapi.json").json()
+    assert "/api/v1/search" in schema["paths"]
