@@ -114,3 +114,15 @@ def tool_definition() -> dict:
             },
         },
     }
+
+
+def demo_api_token() -> str:
+    """A fresh token for the demo's curl example (the old demo token is revoked). Demo only."""
+    from django.conf import settings
+
+    if not settings.DEMO_MODE:
+        raise PermissionError("demo tokens exist only in demo mode (NAVIGATOR_DEMO=true)")
+    for old in ApiToken.objects.filter(name__startswith="demo", revoked_at__isnull=True):
+        api_token_revoke(token=old)
+    name = f"demo {timezone.now():%Y-%m-%d %H:%M:%S.%f}"
+    return api_token_create(name=name)[1]

@@ -15,6 +15,8 @@ from knowledge.models import (
     UnitSighting,
 )
 from knowledge.services.ingest import ingest_job_create
+from navigator.models import QueryLog
+from navigator.services import api_token_create
 from tests.factories import make_snapshot, make_unit
 
 pytestmark = pytest.mark.django_db
@@ -40,6 +42,8 @@ def one_of_each(db):
         reason="the evidence quote is not in the page text", proposal={"text": "x"},
     )  # fmt: skip
     QualityFlag.objects.create(unit=unit, kind="superseded_snapshot", reason="newer version")
+    token, _ = api_token_create(name="admin test")
+    QueryLog.objects.create(token=token, endpoint="/api/v1/search", status_code=200, query="isa")
 
 
 def registered_models():

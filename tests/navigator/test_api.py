@@ -219,3 +219,37 @@ def test_categories_units_health_tool_and_schema(kb, api, client):
     assert "Child Benefit" in tool["function"]["description"]
     schema = client.get("/api/v1/openapi.json").json()
     assert "/api/v1/search" in schema["paths"]
+
+
+def test_admin_creates_a_token_shown_once_and_revokes(admin_client, db):
+    from navigator.models import ApiToken
+
+    response = admin_client.post(
+        "/admin/navigator/apitoken/add/", {"name": "calculator"}, follow=True
+    )
+    shown = [str(m) for m in response.context["messages"]]
+    token = ApiToken.objects.get(name="calculator")
+    assert any("nav_" in message for message in shown)
+    raw = next(word for message in shown for word in message.split() if word.startswith("nav_"))
+    from navigator.services import api_token_authenticate
+
+    assert api_token_authenticate(raw=raw) == token
+    admin_client.post(
+        "/admin/navigator/apitoken/", {"action": "revoke", "_selected_action": [token.pk]}
+    )
+    assert api_token_authenticate(raw=raw) is None
+
+
+def test_create_api_token_command_prints_a_working_token(db):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    from navigator.services import api_token_authenticate
+
+    out = StringIO()
+    call_command("create_api_token", "assistant", stdout=out)
+    raw = out.getvalue().split()[-1]
+    assert api_token_authenticate(raw=raw).name == "assistant"
+    with pytest.raises(CommandError, match="exists already"):
+        call_command("create_api_token", "assistant")

@@ -6,6 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from knowledge.selectors import knowledge_base_counts
+from navigator.services import demo_api_token
 
 
 class Command(BaseCommand):
@@ -25,6 +26,7 @@ class Command(BaseCommand):
             self.stdout.write(self.style.MIGRATE_HEADING(f"== {name}"))
             call_command(name, **kwargs)
         counts = knowledge_base_counts()
+        raw = demo_api_token()
         elapsed = time.perf_counter() - started
         self.stdout.write(
             self.style.SUCCESS(
@@ -33,3 +35,10 @@ class Command(BaseCommand):
                 f"{counts['units']} units. Admin: http://127.0.0.1:8000/admin/"
             )
         )
+        self.stdout.write("Try the search API (paste into another terminal once the server is up):")
+        self.stdout.write(
+            "  curl -s -X POST http://127.0.0.1:8000/api/v1/search "
+            f"-H 'Authorization: Bearer {raw}' -H 'Content-Type: application/json' "
+            """-d '{"query": "How much can I save in an ISA each tax year?", "as_of": "2024-06-01"}'"""
+        )
+        self.stdout.write("  API docs: http://127.0.0.1:8000/api/v1/docs")
