@@ -23,6 +23,7 @@ import numpy as np
 from knowledge.llm import PageContext, PageInput, ProviderError, UnitProposal, Usage
 from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
+    STOPWORDS,
     Amount,
     Validity,
     find_amounts,
@@ -179,51 +180,11 @@ _AMOUNT_CONCEPT = re.compile(
     r"bonus|charge|minimum|maximum|exempt|wage|earnings|profits|premium|loan|fee",
     re.I,
 )  # fmt: skip
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "for",
-        "from",
-        "has",
-        "have",
-        "if",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "the",
-        "their",
-        "they",
-        "this",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "which",
-        "who",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
-)
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(
-        word for word in re.findall(r"[a-z]+|\d+", text.lower()) if word not in _STOPWORDS
+        word for word in re.findall(r"[a-z]+|\d+", text.lower()) if word not in STOPWORDS
     )
 
 

@@ -24,6 +24,7 @@ from knowledge.embeddings import count_tokens, get_embedder
 from knowledge.models import AtomicUnit, Category, Concept
 from knowledge.parsing import section_at
 from knowledge.temporal import TemporalStatus
+from knowledge.textfacts import STOPWORDS
 
 MAX_QUERY_CHARS = 2000
 UNITS_PER_CONCEPT = 8
@@ -32,56 +33,9 @@ _AMOUNT_QUESTION = re.compile(
     r"amount|cap|bonus|charge|penalty|fee|wage))\b",
     re.I,
 )  # fmt: skip
-_GENERIC_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "for",
-        "from",
-        "has",
-        "have",
-        "if",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "the",
-        "their",
-        "they",
-        "this",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "which",
-        "who",
-        "will",
-        "with",
-        "you",
-        "your",
-        "how",
-        "rules",
-        "rate",
-        "rates",
-        "amount",
-        "eligibility",
-        "overview",
-        "claim",
-        "claiming",
-        "apply",
-    ]
-)
+_GENERIC_WORDS = STOPWORDS | frozenset(
+    ("how", "rules", "rate", "rates", "amount", "eligibility", "overview", "claim", "claiming", "apply")
+)  # fmt: skip
 
 
 class SearchError(ValueError):

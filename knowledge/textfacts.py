@@ -13,6 +13,11 @@ from decimal import Decimal
 
 from knowledge.temporal import tax_year_bounds
 
+STOPWORDS = frozenset(
+    ("a", "an", "and", "are", "as", "at", "be", "by", "can", "for", "from", "has", "have", "if",
+     "in", "is", "it", "its", "of", "on", "or", "the", "their", "they", "this", "to", "was", "were",
+     "what", "when", "which", "who", "will", "with", "you", "your")
+)  # fmt: skip
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 _MONTH = "(" + "|".join(MONTHS) + ")"
 
