@@ -38,13 +38,16 @@ class TokenAuth(HttpBearer):
         return services.api_token_authenticate(raw=token)
 
 
+# Per token (its hash is the cache key); anonymous callers are refused before this matters.
+TOKEN_THROTTLE = AuthRateThrottle(settings.API_THROTTLE_RATE)
+
 api = NinjaAPI(
     title="Navigator API",
     version="1",
     description="Citation-grounded UK personal-finance rules from gov.uk: concepts, units, sources.",
     urls_namespace="api",
     auth=TokenAuth(),
-    throttle=[AuthRateThrottle(settings.API_THROTTLE_RATE)],
+    throttle=[TOKEN_THROTTLE],
 )
 
 

@@ -253,3 +253,20 @@ def test_create_api_token_command_prints_a_working_token(db):
     assert api_token_authenticate(raw=raw).name == "assistant"
     with pytest.raises(CommandError, match="exists already"):
         call_command("create_api_token", "assistant")
+
+
+def test_each_token_is_throttled_on_its_own(kb, client, monkeypatch):
+    from django.core.cache import cache
+
+    from navigator.api import TOKEN_THROTTLE as throttle
+
+    monkeypatch.setattr(throttle, "num_requests", 2)
+    cache.clear()
+    first, second = api_token_create(name="busy app")[1], api_token_create(name="quiet app")[1]
+
+    def categories(raw):
+        return client.get("/api/v1/categories", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code
+
+    assert [categories(first) for _ in range(3)] == [200, 200, 429]
+    assert categories(second) == 200
+    assert QueryLog.objects.filter(status_code=429).exists()

@@ -1,0 +1,761 @@
+"""Search benchmark: the raw nearest-neighbour SQL, the search service and the HTTP API, HNSW
+recall and index cost, on synthetic knowledge bases at multiples of production size.
+
+Runs in a throwaway database (the `bench_search` command creates and drops it). At 1× the
+synthetic base has the shape of the production system this design comes from: 746 concepts
+and 7,753 units in 23 categories. Units cluster around their concept's vector (cosine 0.6–0.8),
+a quarter are historical, and every row passes the same constraints as real data. Rows go in
+with binary COPY and the HNSW indexes are built afterwards, so the build is timed on its own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import resource
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+import httpx
+import numpy as np
+from django.conf import settings
+from django.db import connection, connections, transaction
+from django.test.utils import override_settings
+from django.utils import timezone
+from pgvector.psycopg.vector import register_vector_info
+from psycopg.types import TypeInfo
+
+from knowledge import retrieval
+from knowledge.embeddings import DIMENSIONS, Embedder, get_embedder
+from knowledge.models import AtomicUnit, Category, Concept
+
+PRODUCTION_CONCEPTS = 746
+PRODUCTION_UNITS = 7_753
+CATEGORY_COUNT = 23
+CONCEPTS_PER_SOURCE = 3  # ~30 units a page; the real gov.uk corpus has ~23
+SOURCES_PER_BATCH = 300  # ~9,000 units a COPY transaction: bounded memory at any scale
+K = 5
+UNIT_LIMIT = 2 * K * 10  # what concept_search asks _nearest_units for
+FAR_QUERY_SHARE = 0.05
+WARMUP_CALLS = 5
+BENCH_TABLES = [
+    "knowledge_atomicunit",
+    "knowledge_pagesnapshot",
+    "knowledge_source",
+    "knowledge_concept",
+    "knowledge_category",
+    "navigator_querylog",
+    "navigator_apitoken",
+]
+# Unit life cycle: (kind, share). Expired and superseded units are the ~25% historical ones.
+LIFE_SHARES = (("current", 0.73), ("expired", 0.15), ("superseded", 0.10),
+               ("upcoming", 0.01), ("deleted", 0.01))  # fmt: skip
+UNIT_TYPES = (("rule", 0.3), ("threshold", 0.25), ("eligibility", 0.15),
+              ("definition", 0.12), ("procedure", 0.13), ("example", 0.05))  # fmt: skip
+_VOCABULARY_TEXT = """allowance tax relief income pension state personal savings isa junior lifetime bonus
+    rate threshold band basic higher additional earnings national insurance contributions class
+    credit universal benefit child care free hours working family claim apply eligible you your
+    partner spouse civil married couple blind person marriage transfer inheritance estate gift
+    capital gains dividend interest property rental mortgage stamp duty land first time buyer
+    student loan repayment plan postgraduate salary employer employee self employed trading
+    profit loss carry forward year april january deadline return online paper penalty late
+    payment account bank building society limit maximum minimum weekly monthly annual amount
+    pounds percent over under age born before after live resident domicile scotland wales
+    england northern ireland council band discount single occupant disabled carer attendance
+    living independence payment housing support statutory sick maternity paternity adoption
+    redundancy notice holiday minimum wage apprentice"""
+VOCABULARY = tuple(_VOCABULARY_TEXT.split())
+_WORD_COSTS = np.array([len(word) + 1 for word in VOCABULARY])  # the word and its space
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class SyntheticBase:
+    concept_vectors: np.ndarray
+    concepts: int
+    units: int
+    sources: int
+    historical: int
+    load_seconds: float
+    unit_index_seconds: float
+    concept_index_seconds: float
+
+
+@dataclass
+class BenchQueries:
+    texts: list[str]
+    vectors: np.ndarray
+    near: np.ndarray  # False for the few drawn far from every concept
+
+
+@dataclass
+class Latencies:
+    raw_sql_ms: list[float]
+    service_ms: list[float]
+    http_ms: list[float]
+    http_embedded_ms: list[float]
+    endpoint_ms: list[float]  # the endpoint's own `timings_ms.http`, embedding excluded
+
+
+@dataclass
+class ScaleResult:
+    scale: float
+    base: SyntheticBase
+    latencies: Latencies
+    recall_at_10: list[float]
+    recall_near: np.ndarray
+    service_recall_at_10: list[float]
+    unit_index_bytes: int
+    concept_index_bytes: int
+    unit_query_plan: str
+    peak_rss_mb: float
+    rss_mb: float
+    seconds: float
+
+
+def p50(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def p95(values: list[float]) -> float:
+    return float(np.percentile(values, 95))
+
+
+# --- one scale, end to end ---------------------------------------------------------------
+
+
+def scale_run(
+    *,
+    scale: float,
+    queries: int,
+    repeats: int,
+    embedded_queries: int,
+    seed: int,
+    maintenance_work_mem: str,
+    progress: Progress,
+) -> ScaleResult:
+    """Build the synthetic base at `scale`× production in the current (throwaway) database,
+    then measure. Empties the knowledge and API tables first."""
+    started = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    base = base_build(scale=scale, rng=rng, maintenance_work_mem=maintenance_work_mem, progress=progress)  # fmt: skip
+    drawn = queries_draw(concept_vectors=base.concept_vectors, count=queries, rng=rng)
+    floor = retrieval.thresholds_for_model(get_embedder().name)["floor"]
+    day = timezone.localdate()
+    progress(f"{scale:g}×: query plan, then latencies ({queries} queries × {repeats} repeats)")
+    plan = unit_query_plan(vector=drawn.vectors[0], floor=floor, day=day)
+    latencies = latencies_measure(queries=drawn, repeats=repeats, embedded_queries=embedded_queries, floor=floor, day=day, progress=progress)  # fmt: skip
+    peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    progress(f"{scale:g}×: recall against exact search")
+    recall = [_overlap(_top_ids(v, exact=False), _top_ids(v, exact=True)) for v in drawn.vectors]
+    service_recall = service_recall_measure(vectors=drawn.vectors, floor=floor, day=day)
+    return ScaleResult(
+        scale=scale, base=base, latencies=latencies, recall_at_10=recall, recall_near=drawn.near,
+        service_recall_at_10=service_recall,
+        unit_index_bytes=_relation_bytes("unit_embedding_hnsw"),
+        concept_index_bytes=_relation_bytes("concept_embedding_hnsw"),
+        unit_query_plan=plan, peak_rss_mb=peak_rss_mb, rss_mb=_current_rss_mb(),
+        seconds=time.perf_counter() - started,
+    )  # fmt: skip
+
+
+# --- the synthetic knowledge base --------------------------------------------------------
+
+
+def base_build(
+    *, scale: float, rng: np.random.Generator, maintenance_work_mem: str, progress: Progress
+) -> SyntheticBase:
+    concepts = max(1, round(PRODUCTION_CONCEPTS * scale))
+    units = max(concepts, round(PRODUCTION_UNITS * scale))
+    progress(f"{scale:g}×: loading {concepts:,} concepts and {units:,} units")
+    _tables_empty()
+    _hnsw_drop()
+    started = time.perf_counter()
+    concept_vectors = _random_unit_vectors(rng, concepts)
+    category_ids = _categories_load()
+    names = _concepts_load(vectors=concept_vectors, category_ids=category_ids, rng=rng)
+    counts = _units_per_concept(rng, concepts=concepts, units=units)
+    sources, historical = _units_load(names=names, counts=counts, concept_vectors=concept_vectors, rng=rng, progress=progress)  # fmt: skip
+    _vacuum_analyze()
+    load_seconds = time.perf_counter() - started
+    progress(f"{scale:g}×: loaded in {load_seconds:.1f} s; building the HNSW indexes")
+    unit_seconds = _hnsw_build(AtomicUnit, "unit_embedding_hnsw", maintenance_work_mem, progress)
+    concept_seconds = _hnsw_build(Concept, "concept_embedding_hnsw", maintenance_work_mem, progress)
+    return SyntheticBase(concept_vectors, concepts, units, sources, historical, load_seconds, unit_seconds, concept_seconds)  # fmt: skip
+
+
+def _tables_empty() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"TRUNCATE {', '.join(BENCH_TABLES)} RESTART IDENTITY CASCADE")
+
+
+def _hnsw_drop() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("DROP INDEX IF EXISTS unit_embedding_hnsw, concept_embedding_hnsw")
+
+
+def _hnsw_build(model, name: str, maintenance_work_mem: str, progress: Progress) -> float:
+    """Create the index exactly as the model declares it. The graph must fit in
+    maintenance_work_mem, or pgvector finishes the build on disk, far more slowly."""
+    index = next(index for index in model._meta.indexes if index.name == name)
+    connection.ensure_connection()
+    psycopg_connection = connection.connection
+
+    def notice(diagnostic) -> None:
+        progress(f"  PostgreSQL: {diagnostic.message_primary}")
+
+    psycopg_connection.add_notice_handler(notice)
+    started = time.perf_counter()
+    try:
+        with connection.schema_editor() as editor:
+            editor.execute(f"SET LOCAL maintenance_work_mem = '{maintenance_work_mem}'")
+            editor.add_index(model, index)
+    finally:
+        psycopg_connection.remove_notice_handler(notice)
+    return time.perf_counter() - started
+
+
+def _vacuum_analyze() -> None:
+    """As autovacuum would have done by the time anyone searches: planner statistics, and
+    no hint-bit writes in the first timed reads."""
+    with connection.cursor() as cursor:
+        for table in BENCH_TABLES[:5]:
+            cursor.execute(f"VACUUM ANALYZE {table}")
+
+
+def _random_unit_vectors(rng: np.random.Generator, count: int) -> np.ndarray:
+    return _normalised(rng.standard_normal((count, DIMENSIONS), dtype=np.float32))
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _near(rng: np.random.Generator, centres: np.ndarray, *, low: float, high: float) -> np.ndarray:
+    """Vectors at cosine ~U(low, high) to their centres: noise nearly orthogonal to the
+    centre, scaled so that cos = 1 / sqrt(1 + spread²)."""
+    target = rng.uniform(low, high, len(centres)).astype(np.float32)
+    spread = np.sqrt(1 / target**2 - 1)
+    noise = rng.standard_normal(centres.shape, dtype=np.float32) / np.sqrt(DIMENSIONS)
+    return _normalised(centres + noise * spread[:, None])
+
+
+def _texts(rng: np.random.Generator, count: int, *, shortest: int, longest: int) -> list[str]:
+    """Word salad from the vocabulary, skewed to short like real units, within the bounds."""
+    longest_word = max(_WORD_COSTS)
+    span = longest - shortest - longest_word - 1
+    targets = shortest + longest_word + (span * rng.beta(1.5, 4, count)).astype(int)
+    words = rng.integers(0, len(VOCABULARY), (count, longest // 3 + 1))
+    ends = np.cumsum(_WORD_COSTS[words], axis=1)  # text length with its final "." is ends[n-1]
+    taken = (ends <= targets[:, None]).sum(axis=1)
+    return [" ".join([VOCABULARY[j] for j in row[:n]]).capitalize() + "." for row, n in zip(words, taken, strict=True)]  # fmt: skip
+
+
+def _choices(rng: np.random.Generator, table: tuple, count: int) -> list[str]:
+    names, shares = zip(*table, strict=True)
+    return rng.choice(names, size=count, p=shares).tolist()  # plain str for psycopg
+
+
+def _units_per_concept(rng: np.random.Generator, *, concepts: int, units: int) -> np.ndarray:
+    """At least one unit each, the rest skewed: a few concepts hold many units."""
+    weights = rng.lognormal(0, 0.8, concepts)
+    return 1 + rng.multinomial(units - concepts, weights / weights.sum())
+
+
+@contextmanager
+def _copy_cursor():
+    """The psycopg cursor under Django's, able to send vectors in binary COPY. The vector
+    type is registered on this cursor only, so Django's own queries are unchanged."""
+    with connection.cursor() as wrapper:
+        cursor = wrapper.cursor
+        register_vector_info(cursor, TypeInfo.fetch(cursor.connection, "vector"))
+        yield cursor
+
+
+def _copy(cursor, table: str, columns: tuple[tuple[str, str], ...], rows: Iterable[tuple]) -> None:
+    names = ", ".join(f'"{name}"' for name, _ in columns)
+    with cursor.copy(f"COPY {table} ({names}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+        copy.set_types([pg_type for _, pg_type in columns])
+        for row in rows:
+            copy.write_row(row)
+
+
+def _categories_load() -> list[int]:
+    categories = Category.objects.bulk_create(
+        Category(slug=f"category-{n}", name=f"Category {n}", description="Synthetic", order=n)
+        for n in range(1, CATEGORY_COUNT + 1)
+    )
+    return [category.pk for category in categories]
+
+
+CONCEPT_COLUMNS = (
+    ("id", "int8"), ("created_at", "timestamptz"), ("updated_at", "timestamptz"),
+    ("taxonomy_id", "text"), ("category_id", "int8"), ("name", "text"), ("description", "text"),
+    ("status", "text"), ("embedding", "vector"), ("embedding_model", "text"),
+    ("embedding_text_hash", "text"),
+)  # fmt: skip
+
+
+def _concepts_load(*, vectors: np.ndarray, category_ids: list[int], rng) -> list[str]:
+    """Concept ids are 1..n in vector order. A few are not active, as in production."""
+    count, now, model = len(vectors), timezone.now(), get_embedder().name
+    names = [text[:-1] for text in _texts(rng, count, shortest=20, longest=60)]
+    descriptions = _texts(rng, count, shortest=60, longest=200)
+    categories = rng.integers(0, CATEGORY_COUNT, count)
+    statuses = _choices(rng, (("active", 0.97), ("proposed", 0.02), ("retired", 0.01)), count)
+    rows = (
+        (n + 1, now, now, f"category_{categories[n] + 1}.concept_{n + 1}", category_ids[categories[n]],
+         names[n], descriptions[n], statuses[n], vectors[n], model, "")
+        for n in range(count)
+    )  # fmt: skip
+    with transaction.atomic(), _copy_cursor() as cursor:
+        _copy(cursor, "knowledge_concept", CONCEPT_COLUMNS, rows)
+    return names
+
+
+SOURCE_COLUMNS = (
+    ("id", "int8"), ("created_at", "timestamptz"), ("updated_at", "timestamptz"), ("url", "text"),
+    ("base_path", "text"), ("title", "text"), ("document_type", "text"), ("content_hash", "text"),
+    ("last_fetched_at", "timestamptz"), ("status", "text"), ("status_reason", "text"),
+    ("current_snapshot_id", "int8"),
+)  # fmt: skip
+SNAPSHOT_COLUMNS = (
+    ("id", "int8"), ("source_id", "int8"), ("content_hash", "text"), ("raw_hash", "text"),
+    ("origin", "text"), ("raw", "jsonb"), ("text", "text"), ("sections", "jsonb"),
+    ("period_hint", "text"), ("fetched_at", "timestamptz"),
+)  # fmt: skip
+UNIT_COLUMNS = (
+    ("id", "int8"), ("created_at", "timestamptz"), ("updated_at", "timestamptz"),
+    ("concept_id", "int8"), ("ordinal", "int4"), ("unit_type", "text"), ("text", "text"),
+    ("value_amount", "numeric"), ("value_unit", "text"), ("value_period", "text"),
+    ("valid_from", "date"), ("valid_to", "date"), ("superseded_by_id", "int8"),
+    ("superseded_date", "date"), ("source_id", "int8"), ("snapshot_id", "int8"),
+    ("evidence_quote", "text"), ("evidence_start", "int4"), ("evidence_end", "int4"),
+    ("evidence_verified", "bool"), ("review_status", "text"), ("provider", "text"),
+    ("provider_model", "text"), ("validity_basis", "text"), ("fingerprint", "text"),
+    ("embedding", "vector"), ("embedding_model", "text"), ("deleted_at", "timestamptz"),
+)  # fmt: skip
+
+
+def _units_load(*, names, counts, concept_vectors, rng, progress: Progress) -> tuple[int, int]:
+    """Sources, their one snapshot each, and the units, a batch of sources per transaction
+    (foreign keys are deferred, so each batch only has to be whole by its commit)."""
+    sources = -(-len(names) // CONCEPTS_PER_SOURCE)
+    first_unit_ids = np.concatenate([[1], 1 + np.cumsum(counts)[:-1]])
+    historical = loaded = 0
+    for first in range(0, sources, SOURCES_PER_BATCH):
+        batch = range(first, min(first + SOURCES_PER_BATCH, sources))
+        rows = _batch_rows(batch=batch, names=names, counts=counts, first_unit_ids=first_unit_ids, concept_vectors=concept_vectors, rng=rng)  # fmt: skip
+        with transaction.atomic(), _copy_cursor() as cursor:
+            _copy(cursor, "knowledge_source", SOURCE_COLUMNS, rows.sources)
+            _copy(cursor, "knowledge_pagesnapshot", SNAPSHOT_COLUMNS, rows.snapshots)
+            _copy(cursor, "knowledge_atomicunit", UNIT_COLUMNS, rows.units)
+        historical += rows.historical
+        loaded += len(rows.units)
+        progress(f"  {loaded:,}/{counts.sum():,} units")
+    return sources, historical
+
+
+@dataclass
+class _BatchRows:
+    sources: list[tuple]
+    snapshots: list[tuple]
+    units: list[tuple]
+    historical: int
+
+
+def _batch_rows(*, batch: range, names, counts, first_unit_ids, concept_vectors, rng) -> _BatchRows:
+    first_concept = batch.start * CONCEPTS_PER_SOURCE
+    last_concept = min(batch.stop * CONCEPTS_PER_SOURCE, len(names))
+    owners = np.repeat(np.arange(first_concept, last_concept), counts[first_concept:last_concept])
+    draft = _UnitDraft(
+        vectors=_near(rng, concept_vectors[owners], low=0.6, high=0.8),
+        texts=_texts(rng, len(owners), shortest=80, longest=400),
+        kinds=_choices(rng, LIFE_SHARES, len(owners)),
+        types=_choices(rng, UNIT_TYPES, len(owners)),
+        amounts=rng.integers(1, 100_000, len(owners)),
+        approved=rng.random(len(owners)) < 0.8,
+        model=get_embedder().name,
+    )
+    rows = _BatchRows([], [], [], 0)
+    offset = int(first_unit_ids[first_concept])  # unit ids are consecutive in concept order
+    for source in batch:
+        concepts = range(source * CONCEPTS_PER_SOURCE, min((source + 1) * CONCEPTS_PER_SOURCE, len(names)))  # fmt: skip
+        _source_rows(rows, source_id=source + 1, concepts=concepts, names=names, counts=counts, first_unit_ids=first_unit_ids, draft=draft, offset=offset)  # fmt: skip
+    return rows
+
+
+@dataclass
+class _UnitDraft:
+    """Per-unit random draws for one batch, indexed by unit id minus the batch's first id."""
+
+    vectors: np.ndarray
+    texts: list[str]
+    kinds: list[str]
+    types: list[str]
+    amounts: np.ndarray
+    approved: np.ndarray
+    model: str
+
+
+def _source_rows(rows: _BatchRows, *, source_id, concepts, names, counts, first_unit_ids, draft, offset) -> None:  # fmt: skip
+    """One source, its snapshot (the concepts' headings and unit texts, in which each unit's
+    evidence offsets point at its quote) and its units."""
+    now, url = timezone.now(), f"https://www.gov.uk/synthetic-guide-{source_id}"
+    pieces, sections, position = [], [], 0
+    for part, concept in enumerate(concepts, start=1):
+        heading = names[concept] + "\n"
+        section_start, position = position, position + len(heading)
+        pieces.append(heading)
+        ids = range(int(first_unit_ids[concept]), int(first_unit_ids[concept] + counts[concept]))
+        for unit_id, life in zip(ids, _lives(ids, [draft.kinds[i - offset] for i in ids]), strict=True):  # fmt: skip
+            text = draft.texts[unit_id - offset]
+            rows.units.append(_unit_row(unit_id, concept=concept + 1, source=source_id, life=life, text=text, start=position, draft=draft, offset=offset, now=now))  # fmt: skip
+            rows.historical += life["historical"]
+            pieces.append(text + "\n")
+            position += len(text) + 1
+        sections.append({"start": section_start, "end": position, "level": 2,
+                         "url": f"{url}/part-{part}", "heading_path": [names[concept]]})  # fmt: skip
+    text = "".join(pieces)
+    content_hash = hashlib.sha256(text.encode()).hexdigest()
+    rows.sources.append((source_id, now, now, url, url.removeprefix("https://www.gov.uk"), f"Guide {source_id}", "guide", content_hash, now, "ok", "", source_id))  # fmt: skip
+    rows.snapshots.append((source_id, source_id, content_hash, content_hash, url, {"synthetic": True}, text, sections, "", now))  # fmt: skip
+
+
+def _lives(ids: range, kinds: list[str]) -> list[dict]:
+    """Ordinals 1..n for the living units; a superseded unit points at the concept's last
+    current one (when it has none, the unit has simply expired)."""
+    today, year = timezone.localdate(), dt.timedelta(days=365)
+    successor = next((i for i, kind in zip(reversed(ids), reversed(kinds), strict=True) if kind == "current"), None)  # fmt: skip
+    lives, ordinal = [], 0
+    for kind in kinds:
+        kind = "expired" if kind == "superseded" and successor is None else kind
+        ordinal += kind != "deleted"
+        life = {"ordinal": ordinal if kind != "deleted" else None, "historical": kind in ("expired", "superseded"),
+                "valid_from": today - year, "valid_to": None, "superseded_by": None,
+                "superseded_date": None, "deleted_at": timezone.now() if kind == "deleted" else None}  # fmt: skip
+        if kind == "expired":
+            life |= {"valid_from": today - 3 * year, "valid_to": today - 2 * year}
+        elif kind == "superseded":
+            life |= {"superseded_by": successor, "superseded_date": today - year // 2}
+        elif kind == "upcoming":
+            life["valid_from"] = today + year
+        lives.append(life)
+    return lives
+
+
+def _unit_row(unit_id: int, *, concept: int, source: int, life: dict, text: str, start: int, draft: _UnitDraft, offset: int, now: dt.datetime) -> tuple:  # fmt: skip
+    n = unit_id - offset
+    unit_type = draft.types[n]
+    amount = Decimal(int(draft.amounts[n])) if unit_type == "threshold" else None
+    return (
+        unit_id, now, now, concept, life["ordinal"], unit_type, text, amount,
+        "GBP" if amount is not None else "", "year" if amount is not None else "",
+        life["valid_from"], life["valid_to"], life["superseded_by"], life["superseded_date"],
+        source, source, text, start, start + len(text), True,
+        "approved" if draft.approved[n] else "pending", "heuristic", "", "synthetic",
+        hashlib.sha256(text.lower().encode()).hexdigest(), draft.vectors[n], draft.model,
+        life["deleted_at"],
+    )  # fmt: skip
+
+
+# --- queries -------------------------------------------------------------------------------
+
+
+def queries_draw(*, concept_vectors: np.ndarray, count: int, rng: np.random.Generator) -> BenchQueries:  # fmt: skip
+    """Questions near a random concept (cosine ~0.85, so ~0.6 to its units: answerable), and
+    a few random vectors, which in 384 dimensions are near nothing (out of scope)."""
+    far = max(1, round(count * FAR_QUERY_SHARE))
+    picks = rng.integers(0, len(concept_vectors), count - far)
+    vectors = np.concatenate([
+        _near(rng, concept_vectors[picks], low=0.8, high=0.9), _random_unit_vectors(rng, far)
+    ])  # fmt: skip
+    near = np.arange(count) < count - far
+    order = rng.permutation(count)
+    # Unique texts of realistic length: the lookup embedder finds each vector by its text.
+    texts = [f"benchmark question {n}: {words}" for n, words in enumerate(_texts(rng, count, shortest=30, longest=90))]  # fmt: skip
+    return BenchQueries(texts=texts, vectors=vectors[order], near=near[order])
+
+
+# --- latencies -------------------------------------------------------------------------------
+
+
+def latencies_measure(
+    *, queries: BenchQueries, repeats: int, embedded_queries: int, floor: float, day, progress: Progress
+) -> Latencies:  # fmt: skip
+    """Raw SQL, service and HTTP timed query by query in turn, so that cache state and any
+    background work fall on all three alike; then HTTP with the real embedder on a few."""
+    lookup = _LookupEmbedder(name=get_embedder().name, vectors=dict(zip(queries.texts, queries.vectors, strict=True)))  # fmt: skip
+    result = Latencies([], [], [], [], [])
+    with _embedder_switched(lookup) as switch, _api_client() as client:
+        for vector in queries.vectors:  # brings index and heap pages into memory, untimed
+            _raw_sql_ms(vector, floor=floor, day=day)
+        for text, vector in list(zip(queries.texts, queries.vectors, strict=True))[:WARMUP_CALLS]:
+            _service_ms(vector)
+            _http_ms(client, text=text)
+        for repeat in range(1, repeats + 1):
+            progress(f"  repeat {repeat}/{repeats}")
+            for text, vector in zip(queries.texts, queries.vectors, strict=True):
+                result.raw_sql_ms.append(_raw_sql_ms(vector, floor=floor, day=day))
+                result.service_ms.append(_service_ms(vector))
+                elapsed, endpoint = _http_ms(client, text=text)
+                result.http_ms.append(elapsed)
+                result.endpoint_ms.append(endpoint)
+        if embedded_queries:
+            progress(f"  HTTP with the local embedder ({embedded_queries} queries)")
+            switch.active = _EmbedThenLookup(real=get_embedder(), lookup=lookup)
+            texts = queries.texts[:embedded_queries]
+            for text in texts[: 2 * WARMUP_CALLS]:  # the model's first calls are far slower
+                _http_ms(client, text=text)
+            result.http_embedded_ms = [_http_ms(client, text=text)[0] for text in texts]
+    return result
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def _raw_sql_ms(vector: np.ndarray, *, floor: float, day) -> float:
+    """Only the unit query is timed, in its transaction with the service's SET LOCALs."""
+    with transaction.atomic():
+        retrieval._tune_index_scans()
+        started = time.perf_counter()
+        retrieval._nearest_units(vector, floor=floor, limit=UNIT_LIMIT, category_ids=None, day=day)
+        return _ms_since(started)
+
+
+def _service_ms(vector: np.ndarray) -> float:
+    started = time.perf_counter()
+    retrieval.concept_search(params=retrieval.SearchParams(query="benchmark question", k=K), query_vector=vector)  # fmt: skip
+    return _ms_since(started)
+
+
+def _http_ms(client: httpx.Client, *, text: str) -> tuple[float, float]:
+    started = time.perf_counter()
+    response = client.post("/api/v1/search", json={"query": text, "k": K})
+    elapsed = _ms_since(started)
+    response.raise_for_status()
+    return elapsed, response.json()["timings_ms"]["http"]
+
+
+@dataclass
+class _LookupEmbedder:
+    """Answers each benchmark question with its planned vector: no model in the timing."""
+
+    name: str
+    vectors: dict[str, np.ndarray]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vectors[text] for text in texts])
+
+
+@dataclass
+class _EmbedThenLookup:
+    """Pays for the real model on the question, then answers with the planned vector, so
+    the rest of the request does the same work as without embedding."""
+
+    real: Embedder
+    lookup: _LookupEmbedder
+
+    @property
+    def name(self) -> str:
+        return self.real.name
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.real.embed(texts)
+        return self.lookup.embed(texts)
+
+
+@dataclass
+class _EmbedderSwitch:
+    active: Embedder
+
+    def __call__(self) -> Embedder:
+        return self.active
+
+
+@contextmanager
+def _embedder_switched(embedder: Embedder) -> Iterator[_EmbedderSwitch]:
+    """retrieval.py imported get_embedder by name, so its reference is the one to replace."""
+    switch, original = _EmbedderSwitch(embedder), retrieval.get_embedder
+    retrieval.get_embedder = switch
+    try:
+        yield switch
+    finally:
+        retrieval.get_embedder = original
+
+
+@contextmanager
+def _api_client() -> Iterator[httpx.Client]:
+    """A client of the real API served over HTTP from this process, holding a fresh token."""
+    from navigator.services import api_token_create  # see _throttle_lifted
+
+    with _production_like(), _throttle_lifted(), _quiet_httpx(), _api_served() as base_url:
+        _, raw = api_token_create(name="bench-search")
+        headers = {"Authorization": f"Bearer {raw}"}
+        # trust_env=False: a proxy from the environment must not sit between client and server.
+        with httpx.Client(base_url=base_url, headers=headers, timeout=120, trust_env=False) as client:  # fmt: skip
+            yield client
+
+
+@contextmanager
+def _quiet_httpx() -> Iterator[None]:
+    """httpx logs every request at INFO, which would bury the progress output."""
+    logger = logging.getLogger("httpx")
+    saved = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(saved)
+
+
+@contextmanager
+def _production_like() -> Iterator[None]:
+    """DEBUG off (no per-query log, as in production), this server's address allowed, and
+    persistent database connections as production's DATABASE_URL configures (conn_max_age=60)."""
+    database = connection.settings_dict  # the dict every thread's connection is created from
+    saved = database["CONN_MAX_AGE"]
+    database["CONN_MAX_AGE"] = 60
+    try:
+        with override_settings(DEBUG=False, ALLOWED_HOSTS=[*settings.ALLOWED_HOSTS, "127.0.0.1"]):
+            yield
+    finally:
+        database["CONN_MAX_AGE"] = saved
+
+
+@contextmanager
+def _throttle_lifted() -> Iterator[None]:
+    """The API allows a token API_THROTTLE_RATE (60/minute) calls; a benchmark makes
+    hundreds. The limit is raised on the throttle instances themselves, so each request still
+    pays for the throttle's cache bookkeeping as in production.
+
+    This reaches into navigator (as do the token and the served URLconf): knowledge otherwise
+    never imports it, and this module belongs beside navigator's API for that reason."""
+    from navigator.api import api
+
+    throttles = api.throttle if isinstance(api.throttle, list) else [api.throttle]
+    saved = [throttle.num_requests for throttle in throttles]
+    for throttle in throttles:
+        throttle.num_requests = 10**9
+    try:
+        yield
+    finally:
+        for throttle, limit in zip(throttles, saved, strict=True):
+            throttle.num_requests = limit
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format, *args) -> None:  # the stdlib's signature
+        pass  # a line per request would bury the progress output
+
+
+@contextmanager
+def _api_served() -> Iterator[str]:
+    """The Django WSGI app on 127.0.0.1 in a thread of this process. One server thread
+    serves requests in turn and keeps its database connection, like a gunicorn sync worker
+    (production runs `gunicorn --workers 3`); a thread per request would open a new
+    PostgreSQL session for every request, which production does not pay."""
+    from django.core.wsgi import get_wsgi_application
+
+    server = make_server("127.0.0.1", 0, get_wsgi_application(), handler_class=_QuietHandler)
+    thread = threading.Thread(target=_serve_then_disconnect, args=(server,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+
+
+def _serve_then_disconnect(server) -> None:
+    try:
+        server.serve_forever(poll_interval=0.05)
+    finally:
+        connections.close_all()  # else dropping the throwaway database finds this session
+
+
+# --- recall, plans, sizes ----------------------------------------------------------------------
+
+
+def _top_ids(vector: np.ndarray, *, exact: bool, limit: int = 10) -> list[int]:
+    """The nearest units by the HNSW index (the service's ef_search, no filters; sequential
+    scans off so that even a tiny table goes through the index) or by an exact scan."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if exact:
+            cursor.execute("SET LOCAL enable_indexscan = off")
+            cursor.execute("SET LOCAL enable_bitmapscan = off")
+        else:
+            cursor.execute("SET LOCAL hnsw.ef_search = %s", [settings.RETRIEVAL_EF_SEARCH])
+            cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(
+            "SELECT id FROM knowledge_atomicunit ORDER BY embedding <=> %s::vector LIMIT %s",
+            [retrieval._vector_literal(vector), limit],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _overlap(found: list[int], truth: list[int]) -> float:
+    return len(set(found) & set(truth)) / len(truth)
+
+
+def service_recall_measure(*, vectors: np.ndarray, floor: float, day) -> list[float]:
+    """The service's own unit query (filters, floor, iterative scan) against the same query
+    with index scans off, over its top 10; questions with nothing above the floor are left out."""
+    recalls = []
+    for vector in vectors:
+        truth = _service_unit_ids(vector, floor=floor, day=day, exact=True)
+        if truth:
+            recalls.append(_overlap(_service_unit_ids(vector, floor=floor, day=day, exact=False), truth))  # fmt: skip
+    return recalls
+
+
+def _service_unit_ids(vector: np.ndarray, *, floor: float, day, exact: bool) -> list[int]:
+    with transaction.atomic():
+        retrieval._tune_index_scans()
+        if exact:
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL enable_indexscan = off")
+                cursor.execute("SET LOCAL enable_bitmapscan = off")
+        rows = retrieval._nearest_units(vector, floor=floor, limit=UNIT_LIMIT, category_ids=None, day=day)  # fmt: skip
+    return [row[0] for row in rows[:10]]
+
+
+def unit_query_plan(*, vector: np.ndarray, floor: float, day) -> str:
+    """EXPLAIN ANALYZE of the very SQL _nearest_units sends, caught on its way out."""
+    sent: list[tuple[str, object]] = []
+
+    def catch(execute, sql, params, many, context):
+        sent.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with transaction.atomic():
+        retrieval._tune_index_scans()
+        with connection.execute_wrapper(catch):
+            retrieval._nearest_units(vector, floor=floor, limit=UNIT_LIMIT, category_ids=None, day=day)  # fmt: skip
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sent[0][0], sent[0][1])
+            return "\n".join(row[0] for row in cursor.fetchall())
+
+
+def _relation_bytes(name: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_relation_size(%s::regclass)", [name])
+        return cursor.fetchone()[0]
+
+
+def _current_rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+    except OSError:  # not Linux: the peak figure still stands
+        return float("nan")

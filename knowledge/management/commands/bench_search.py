@@ -1,0 +1,123 @@
+import os
+import time
+from contextlib import contextmanager
+
+import numpy as np
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+from django.test.utils import setup_databases, teardown_databases
+
+from knowledge.bench_search import ScaleResult, p50, p95, scale_run
+
+HTTP_TARGET = 2.0
+RECALL_TARGET = 0.95
+
+
+class Command(BaseCommand):
+    help = (
+        "Benchmark search latency (raw SQL, service, HTTP API), HNSW recall and index cost on "
+        "synthetic knowledge bases at multiples of production size (throwaway database)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--scales", default="1,10,100", help="multiples of 746 concepts / 7,753 units")  # fmt: skip
+        parser.add_argument("--queries", type=int, default=200)
+        parser.add_argument("--repeats", type=int, default=3, help="timed passes over the queries")
+        parser.add_argument("--embedded-queries", type=int, default=50, help="HTTP queries embedded by the local model")  # fmt: skip
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--maintenance-work-mem", default="2GB", help="for the HNSW builds")
+        parser.add_argument("--explain", action="store_true", help="print the unit query's plan")
+
+    def handle(self, *args, scales, queries, repeats, embedded_queries, seed, maintenance_work_mem, explain, **options):  # fmt: skip
+        multiples = self._scales(scales)
+        if queries < 1 or repeats < 1 or embedded_queries < 0:
+            raise CommandError("--queries and --repeats must be at least 1, --embedded-queries at least 0")  # fmt: skip
+        results = []
+        with _throwaway_database(self.stderr.write):
+            for scale in multiples:
+                result = scale_run(
+                    scale=scale, queries=queries, repeats=repeats, embedded_queries=embedded_queries,
+                    seed=seed, maintenance_work_mem=maintenance_work_mem, progress=self.stderr.write,
+                )  # fmt: skip
+                self._report(result, explain=explain)
+                results.append(result)
+        self._summary(results[-1])
+
+    def _scales(self, text: str) -> list[float]:
+        try:
+            multiples = [float(part) for part in text.split(",") if part.strip()]
+        except ValueError:
+            raise CommandError(f"--scales: not a list of numbers: {text!r}") from None
+        if not multiples or min(multiples) <= 0:
+            raise CommandError("--scales: give positive multiples, e.g. 1,10,100")
+        return multiples
+
+    def _report(self, r: ScaleResult, *, explain: bool) -> None:
+        b, lat, write = r.base, r.latencies, self.stdout.write
+        raw95 = p95(lat.raw_sql_ms)
+        write(f"\n=== {r.scale:g}× production: {b.concepts:,} concepts, {b.units:,} units "
+              f"({b.historical / b.units:.1%} historical), {b.sources:,} sources ===")  # fmt: skip
+        write(f"load {b.load_seconds:.1f} s; HNSW build: units {b.unit_index_seconds:.1f} s "
+              f"({_mb(r.unit_index_bytes)}), concepts {b.concept_index_seconds:.1f} s "
+              f"({_mb(r.concept_index_bytes)})")  # fmt: skip
+        write(f"{'path':<44} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'p95 / raw SQL p95':>18}")
+        rows = [
+            ("raw SQL: _nearest_units (LIMIT 100, floor)", lat.raw_sql_ms),
+            ("service: concept_search, embedding excluded", lat.service_ms),
+            ("HTTP /api/v1/search, embedding excluded", lat.http_ms),
+            ("  of which inside the endpoint (timings.http)", lat.endpoint_ms),
+            ("HTTP /api/v1/search, embedding included", lat.http_embedded_ms),
+        ]
+        for name, values in rows:
+            if values:
+                write(f"{name:<44} {len(values):>5} {p50(values):>8.2f} {p95(values):>8.2f} {p95(values) / raw95:>18.2f}")  # fmt: skip
+        near = np.asarray(r.recall_at_10)[r.recall_near]
+        far = np.asarray(r.recall_at_10)[~r.recall_near]
+        write(f"HNSW recall@10 (ef_search={settings.RETRIEVAL_EF_SEARCH}, no filters): "
+              f"{np.mean(r.recall_at_10):.3f} (near a concept {near.mean():.3f}, far {far.mean():.3f})")  # fmt: skip
+        if r.service_recall_at_10:
+            write(f"service unit query top-10 vs exact (filters, floor, iterative scan): "
+                  f"{np.mean(r.service_recall_at_10):.3f} over {len(r.service_recall_at_10)} queries")  # fmt: skip
+        write(f"memory of the serving process: peak {r.peak_rss_mb:,.0f} MB (ru_maxrss, whole "
+              f"process so far), now {r.rss_mb:,.0f} MB; scale run {r.seconds:.0f} s")  # fmt: skip
+        if explain:
+            write("unit query plan:\n" + r.unit_query_plan)
+
+    def _summary(self, r: ScaleResult) -> None:
+        http, raw = p95(r.latencies.http_ms), p95(r.latencies.raw_sql_ms)
+        recall = float(np.mean(r.recall_at_10))
+        write = self.stdout.write
+        write(f"\nAcceptance at the largest scale ({r.scale:g}×):")
+        write(f"HTTP p95 (embedding excluded) = {http:.2f} ms, raw SQL p95 = {raw:.2f} ms, "
+              f"ratio {http / raw:.2f} (target ≤ {HTTP_TARGET:g}) {_verdict(http / raw <= HTTP_TARGET)}")  # fmt: skip
+        write(f"HNSW recall@10 = {recall:.3f} (target ≥ {RECALL_TARGET}) {_verdict(recall >= RECALL_TARGET)}")  # fmt: skip
+
+
+def _mb(size: int) -> str:
+    return f"{size / 2**20:,.1f} MB"
+
+
+def _verdict(passed: bool) -> str:
+    return "PASS" if passed else "MISS"
+
+
+@contextmanager
+def _throwaway_database(progress):
+    """A database of its own for the benchmark, dropped afterwards even on error. It gets a
+    name of its own, so it never collides with a test database of this process (the smoke
+    test runs the command inside pytest)."""
+    test_settings = connection.settings_dict["TEST"]
+    saved_name = test_settings.get("NAME")
+    test_settings["NAME"] = f"bench_search_{os.getpid()}"
+    started = time.perf_counter()
+    try:
+        progress(f"creating a throwaway database {test_settings['NAME']}…")
+        databases = setup_databases(verbosity=0, interactive=False, keepdb=False, serialized_aliases=set())  # fmt: skip
+        try:
+            yield
+        finally:
+            teardown_databases(databases, verbosity=0)
+    finally:
+        test_settings["NAME"] = saved_name
+    progress(f"dropped the throwaway database; {time.perf_counter() - started:.0f} s in all")
