@@ -17,6 +17,7 @@ import resource
 import statistics
 import threading
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -77,9 +78,45 @@ _WORD_COSTS = np.array([len(word) + 1 for word in VOCABULARY])  # the word and i
 Progress = Callable[[str], None]
 
 
+@dataclass(frozen=True)
+class VectorModel:
+    """How the synthetic vectors spread around each concept's topic direction."""
+
+    shaped: bool  # noise on a decaying spectrum (like text embeddings) rather than isotropic
+    concept_cosine: tuple[float, float] | None  # concept to topic; None: the concept is the topic
+    unit_cosine: tuple[float, float]  # unit to topic
+
+
+VECTOR_MODELS = {
+    # Random directions in all 384 dimensions, units at cosine 0.6–0.8 to their concept.
+    "isotropic": VectorModel(shaped=False, concept_cosine=None, unit_cosine=(0.6, 0.8)),
+    # Matches the real MiniLM vectors of the development database (1,408 units, 268
+    # concepts): mean cosine unit–unit 0.24 (0.21 here), same concept 0.73 (0.74), same
+    # category 0.43 (0.43), other category 0.21 (0.20), unit to own concept 0.73 (0.73), PCA
+    # participation ratio 31 (29). A shared direction, a direction per category and a
+    # 1/i variance spectrum give text embeddings' low intrinsic dimension.
+    "calibrated": VectorModel(shaped=True, concept_cosine=(0.82, 0.89), unit_cosine=(0.82, 0.89)),
+}
+SHARED_WEIGHT, CATEGORY_WEIGHT = 0.29, 0.30  # shares of a calibrated topic's variance
+SPECTRUM = 1 / np.arange(1, DIMENSIONS + 1)
+SPECTRUM /= SPECTRUM.sum()
+QUERY_COSINE = (0.8, 0.9)  # a question to its topic: ~0.6–0.75 to the topic's units
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    queries: int = 200
+    repeats: int = 3
+    embedded_queries: int = 50
+    seed: int = 0
+    maintenance_work_mem: str = "2GB"
+    vectors: str = "isotropic"
+    recall_ef: tuple[int, ...] = ()  # ef_search values for recall; () is the setting's alone
+
+
 @dataclass
 class SyntheticBase:
-    concept_vectors: np.ndarray
+    topics: np.ndarray  # per concept, the direction its units and questions gather around
     concepts: int
     units: int
     sources: int
@@ -103,6 +140,8 @@ class Latencies:
     http_ms: list[float]
     http_embedded_ms: list[float]
     endpoint_ms: list[float]  # the endpoint's own `timings_ms.http`, embedding excluded
+    embed_ms: list[float]  # the model's share of the embedding-included requests
+    service_stages_ms: dict[str, list[float]]  # concept_search's own timings
 
 
 @dataclass
@@ -110,7 +149,7 @@ class ScaleResult:
     scale: float
     base: SyntheticBase
     latencies: Latencies
-    recall_at_10: list[float]
+    recall_at_10: dict[int, list[float]]  # by ef_search
     recall_near: np.ndarray
     service_recall_at_10: list[float]
     unit_index_bytes: int
@@ -132,30 +171,21 @@ def p95(values: list[float]) -> float:
 # --- one scale, end to end ---------------------------------------------------------------
 
 
-def scale_run(
-    *,
-    scale: float,
-    queries: int,
-    repeats: int,
-    embedded_queries: int,
-    seed: int,
-    maintenance_work_mem: str,
-    progress: Progress,
-) -> ScaleResult:
+def scale_run(*, scale: float, options: BenchOptions, progress: Progress) -> ScaleResult:
     """Build the synthetic base at `scale`× production in the current (throwaway) database,
     then measure. Empties the knowledge and API tables first."""
     started = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    base = base_build(scale=scale, rng=rng, maintenance_work_mem=maintenance_work_mem, progress=progress)  # fmt: skip
-    drawn = queries_draw(concept_vectors=base.concept_vectors, count=queries, rng=rng)
+    rng = np.random.default_rng(options.seed)
+    base = base_build(scale=scale, rng=rng, options=options, progress=progress)
+    drawn = queries_draw(topics=base.topics, count=options.queries, shaped=VECTOR_MODELS[options.vectors].shaped, rng=rng)  # fmt: skip
     floor = retrieval.thresholds_for_model(get_embedder().name)["floor"]
     day = timezone.localdate()
-    progress(f"{scale:g}×: query plan, then latencies ({queries} queries × {repeats} repeats)")
+    progress(f"{scale:g}×: latencies ({options.queries} queries × {options.repeats} repeats)")
     plan = unit_query_plan(vector=drawn.vectors[0], floor=floor, day=day)
-    latencies = latencies_measure(queries=drawn, repeats=repeats, embedded_queries=embedded_queries, floor=floor, day=day, progress=progress)  # fmt: skip
+    latencies = latencies_measure(queries=drawn, options=options, floor=floor, day=day, progress=progress)  # fmt: skip
     peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     progress(f"{scale:g}×: recall against exact search")
-    recall = [_overlap(_top_ids(v, exact=False), _top_ids(v, exact=True)) for v in drawn.vectors]
+    recall = recall_measure(vectors=drawn.vectors, ef_values=options.recall_ef or (settings.RETRIEVAL_EF_SEARCH,))  # fmt: skip
     service_recall = service_recall_measure(vectors=drawn.vectors, floor=floor, day=day)
     return ScaleResult(
         scale=scale, base=base, latencies=latencies, recall_at_10=recall, recall_near=drawn.near,
@@ -171,25 +201,29 @@ def scale_run(
 
 
 def base_build(
-    *, scale: float, rng: np.random.Generator, maintenance_work_mem: str, progress: Progress
+    *, scale: float, rng: np.random.Generator, options: BenchOptions, progress: Progress
 ) -> SyntheticBase:
     concepts = max(1, round(PRODUCTION_CONCEPTS * scale))
     units = max(concepts, round(PRODUCTION_UNITS * scale))
-    progress(f"{scale:g}×: loading {concepts:,} concepts and {units:,} units")
+    model = VECTOR_MODELS[options.vectors]
+    progress(f"{scale:g}×: loading {concepts:,} concepts and {units:,} units ({options.vectors} vectors)")  # fmt: skip
     _tables_empty()
     _hnsw_drop()
     started = time.perf_counter()
-    concept_vectors = _random_unit_vectors(rng, concepts)
-    category_ids = _categories_load()
-    names = _concepts_load(vectors=concept_vectors, category_ids=category_ids, rng=rng)
+    categories = rng.integers(0, CATEGORY_COUNT, concepts)
+    topics = _topics(rng, categories=categories, model=model)
+    concept_vectors = topics if model.concept_cosine is None else _near(rng, topics, model.concept_cosine, shaped=True)  # fmt: skip
+    names = _concepts_load(vectors=concept_vectors, categories=categories, category_ids=_categories_load(), rng=rng)  # fmt: skip
+    del concept_vectors  # up to 115 MB at 100×, not needed again
     counts = _units_per_concept(rng, concepts=concepts, units=units)
-    sources, historical = _units_load(names=names, counts=counts, concept_vectors=concept_vectors, rng=rng, progress=progress)  # fmt: skip
+    sources, historical = _units_load(names=names, counts=counts, topics=topics, model=model, rng=rng, progress=progress)  # fmt: skip
     _vacuum_analyze()
     load_seconds = time.perf_counter() - started
     progress(f"{scale:g}×: loaded in {load_seconds:.1f} s; building the HNSW indexes")
-    unit_seconds = _hnsw_build(AtomicUnit, "unit_embedding_hnsw", maintenance_work_mem, progress)
-    concept_seconds = _hnsw_build(Concept, "concept_embedding_hnsw", maintenance_work_mem, progress)
-    return SyntheticBase(concept_vectors, concepts, units, sources, historical, load_seconds, unit_seconds, concept_seconds)  # fmt: skip
+    work_mem = options.maintenance_work_mem
+    unit_seconds = _hnsw_build(AtomicUnit, "unit_embedding_hnsw", work_mem, progress)
+    concept_seconds = _hnsw_build(Concept, "concept_embedding_hnsw", work_mem, progress)
+    return SyntheticBase(topics, concepts, units, sources, historical, load_seconds, unit_seconds, concept_seconds)  # fmt: skip
 
 
 def _tables_empty() -> None:
@@ -236,16 +270,34 @@ def _random_unit_vectors(rng: np.random.Generator, count: int) -> np.ndarray:
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)
 
 
-def _near(rng: np.random.Generator, centres: np.ndarray, *, low: float, high: float) -> np.ndarray:
-    """Vectors at cosine ~U(low, high) to their centres: noise nearly orthogonal to the
-    centre, scaled so that cos = 1 / sqrt(1 + spread²)."""
-    target = rng.uniform(low, high, len(centres)).astype(np.float32)
+def _noise(rng: np.random.Generator, count: int, *, shaped: bool) -> np.ndarray:
+    """Random vectors of expected length 1, isotropic or on the decaying spectrum."""
+    noise = rng.standard_normal((count, DIMENSIONS), dtype=np.float32)
+    scale = np.sqrt(SPECTRUM) if shaped else np.sqrt(1 / DIMENSIONS)
+    return noise * scale.astype(np.float32)
+
+
+def _topics(rng: np.random.Generator, *, categories: np.ndarray, model: VectorModel) -> np.ndarray:
+    if not model.shaped:
+        return _random_unit_vectors(rng, len(categories))
+    shared = _normalised(_noise(rng, 1, shaped=True))
+    by_category = _normalised(_noise(rng, CATEGORY_COUNT, shaped=True))
+    own = _normalised(_noise(rng, len(categories), shaped=True))
+    own_weight = 1 - SHARED_WEIGHT - CATEGORY_WEIGHT
+    return _normalised(
+        np.sqrt(SHARED_WEIGHT) * shared + np.sqrt(CATEGORY_WEIGHT) * by_category[categories] + np.sqrt(own_weight) * own
+    )  # fmt: skip
+
+
+def _near(rng: np.random.Generator, centres: np.ndarray, cosine: tuple[float, float], *, shaped: bool) -> np.ndarray:  # fmt: skip
+    """Vectors at cosine ~U(cosine) to their centres: noise of length `spread`, nearly
+    orthogonal to the centre, gives cos = 1 / sqrt(1 + spread²) (shaped noise less exactly)."""
+    target = rng.uniform(*cosine, len(centres)).astype(np.float32)
     spread = np.sqrt(1 / target**2 - 1)
-    noise = rng.standard_normal(centres.shape, dtype=np.float32) / np.sqrt(DIMENSIONS)
-    return _normalised(centres + noise * spread[:, None])
+    return _normalised(centres + _noise(rng, len(centres), shaped=shaped) * spread[:, None])
 
 
 def _texts(rng: np.random.Generator, count: int, *, shortest: int, longest: int) -> list[str]:
@@ -304,12 +356,11 @@ CONCEPT_COLUMNS = (
 )  # fmt: skip
 
 
-def _concepts_load(*, vectors: np.ndarray, category_ids: list[int], rng) -> list[str]:
+def _concepts_load(*, vectors: np.ndarray, categories: np.ndarray, category_ids: list[int], rng) -> list[str]:  # fmt: skip
     """Concept ids are 1..n in vector order. A few are not active, as in production."""
     count, now, model = len(vectors), timezone.now(), get_embedder().name
     names = [text[:-1] for text in _texts(rng, count, shortest=20, longest=60)]
     descriptions = _texts(rng, count, shortest=60, longest=200)
-    categories = rng.integers(0, CATEGORY_COUNT, count)
     statuses = _choices(rng, (("active", 0.97), ("proposed", 0.02), ("retired", 0.01)), count)
     rows = (
         (n + 1, now, now, f"category_{categories[n] + 1}.concept_{n + 1}", category_ids[categories[n]],
@@ -345,7 +396,7 @@ UNIT_COLUMNS = (
 )  # fmt: skip
 
 
-def _units_load(*, names, counts, concept_vectors, rng, progress: Progress) -> tuple[int, int]:
+def _units_load(*, names, counts, topics, model: VectorModel, rng, progress: Progress) -> tuple[int, int]:  # fmt: skip
     """Sources, their one snapshot each, and the units, a batch of sources per transaction
     (foreign keys are deferred, so each batch only has to be whole by its commit)."""
     sources = -(-len(names) // CONCEPTS_PER_SOURCE)
@@ -353,7 +404,7 @@ def _units_load(*, names, counts, concept_vectors, rng, progress: Progress) -> t
     historical = loaded = 0
     for first in range(0, sources, SOURCES_PER_BATCH):
         batch = range(first, min(first + SOURCES_PER_BATCH, sources))
-        rows = _batch_rows(batch=batch, names=names, counts=counts, first_unit_ids=first_unit_ids, concept_vectors=concept_vectors, rng=rng)  # fmt: skip
+        rows = _batch_rows(batch=batch, names=names, counts=counts, first_unit_ids=first_unit_ids, topics=topics, model=model, rng=rng)  # fmt: skip
         with transaction.atomic(), _copy_cursor() as cursor:
             _copy(cursor, "knowledge_source", SOURCE_COLUMNS, rows.sources)
             _copy(cursor, "knowledge_pagesnapshot", SNAPSHOT_COLUMNS, rows.snapshots)
@@ -372,12 +423,12 @@ class _BatchRows:
     historical: int
 
 
-def _batch_rows(*, batch: range, names, counts, first_unit_ids, concept_vectors, rng) -> _BatchRows:
+def _batch_rows(*, batch: range, names, counts, first_unit_ids, topics, model: VectorModel, rng) -> _BatchRows:  # fmt: skip
     first_concept = batch.start * CONCEPTS_PER_SOURCE
     last_concept = min(batch.stop * CONCEPTS_PER_SOURCE, len(names))
     owners = np.repeat(np.arange(first_concept, last_concept), counts[first_concept:last_concept])
     draft = _UnitDraft(
-        vectors=_near(rng, concept_vectors[owners], low=0.6, high=0.8),
+        vectors=_near(rng, topics[owners], model.unit_cosine, shaped=model.shaped),
         texts=_texts(rng, len(owners), shortest=80, longest=400),
         kinds=_choices(rng, LIFE_SHARES, len(owners)),
         types=_choices(rng, UNIT_TYPES, len(owners)),
@@ -470,13 +521,13 @@ def _unit_row(unit_id: int, *, concept: int, source: int, life: dict, text: str,
 # --- queries -------------------------------------------------------------------------------
 
 
-def queries_draw(*, concept_vectors: np.ndarray, count: int, rng: np.random.Generator) -> BenchQueries:  # fmt: skip
-    """Questions near a random concept (cosine ~0.85, so ~0.6 to its units: answerable), and
-    a few random vectors, which in 384 dimensions are near nothing (out of scope)."""
+def queries_draw(*, topics: np.ndarray, count: int, shaped: bool, rng: np.random.Generator) -> BenchQueries:  # fmt: skip
+    """Questions near a random concept's topic (answerable: ~0.6–0.75 to its units), and a
+    few random directions, which in 384 dimensions are near nothing (out of scope)."""
     far = max(1, round(count * FAR_QUERY_SHARE))
-    picks = rng.integers(0, len(concept_vectors), count - far)
+    picks = rng.integers(0, len(topics), count - far)
     vectors = np.concatenate([
-        _near(rng, concept_vectors[picks], low=0.8, high=0.9), _random_unit_vectors(rng, far)
+        _near(rng, topics[picks], QUERY_COSINE, shaped=shaped), _random_unit_vectors(rng, far)
     ])  # fmt: skip
     near = np.arange(count) < count - far
     order = rng.permutation(count)
@@ -489,41 +540,52 @@ def queries_draw(*, concept_vectors: np.ndarray, count: int, rng: np.random.Gene
 
 
 def latencies_measure(
-    *, queries: BenchQueries, repeats: int, embedded_queries: int, floor: float, day, progress: Progress
-) -> Latencies:  # fmt: skip
+    *, queries: BenchQueries, options: BenchOptions, floor: float, day: dt.date, progress: Progress
+) -> Latencies:
     """Raw SQL, service and HTTP timed query by query in turn, so that cache state and any
     background work fall on all three alike; then HTTP with the real embedder on a few."""
-    lookup = _LookupEmbedder(name=get_embedder().name, vectors=dict(zip(queries.texts, queries.vectors, strict=True)))  # fmt: skip
-    result = Latencies([], [], [], [], [])
+    pairs = list(zip(queries.texts, queries.vectors, strict=True))
+    lookup = _LookupEmbedder(name=get_embedder().name, vectors=dict(pairs))
+    result = Latencies([], [], [], [], [], [], defaultdict(list))
     with _embedder_switched(lookup) as switch, _api_client() as client:
         for vector in queries.vectors:  # brings index and heap pages into memory, untimed
             _raw_sql_ms(vector, floor=floor, day=day)
-        for text, vector in list(zip(queries.texts, queries.vectors, strict=True))[:WARMUP_CALLS]:
-            _service_ms(vector)
-            _http_ms(client, text=text)
-        for repeat in range(1, repeats + 1):
-            progress(f"  repeat {repeat}/{repeats}")
-            for text, vector in zip(queries.texts, queries.vectors, strict=True):
-                result.raw_sql_ms.append(_raw_sql_ms(vector, floor=floor, day=day))
-                result.service_ms.append(_service_ms(vector))
-                elapsed, endpoint = _http_ms(client, text=text)
-                result.http_ms.append(elapsed)
-                result.endpoint_ms.append(endpoint)
-        if embedded_queries:
-            progress(f"  HTTP with the local embedder ({embedded_queries} queries)")
+        for text, vector in pairs[:WARMUP_CALLS]:
+            _service_timings(vector)
+            _http_timings(client, text=text)
+        for repeat in range(1, options.repeats + 1):
+            progress(f"  repeat {repeat}/{options.repeats}")
+            for text, vector in pairs:
+                _time_all_paths(result, client, text=text, vector=vector, floor=floor, day=day)
+        if options.embedded_queries:
+            progress(f"  HTTP with the local embedder ({options.embedded_queries} queries)")
             switch.active = _EmbedThenLookup(real=get_embedder(), lookup=lookup)
-            texts = queries.texts[:embedded_queries]
+            texts = queries.texts[: options.embedded_queries]
             for text in texts[: 2 * WARMUP_CALLS]:  # the model's first calls are far slower
-                _http_ms(client, text=text)
-            result.http_embedded_ms = [_http_ms(client, text=text)[0] for text in texts]
+                _http_timings(client, text=text)
+            for text in texts:
+                elapsed, stages = _http_timings(client, text=text)
+                result.http_embedded_ms.append(elapsed)
+                result.embed_ms.append(stages["embed"])
     return result
+
+
+def _time_all_paths(result: Latencies, client: httpx.Client, *, text: str, vector: np.ndarray, floor: float, day: dt.date) -> None:  # fmt: skip
+    result.raw_sql_ms.append(_raw_sql_ms(vector, floor=floor, day=day))
+    elapsed, stages = _service_timings(vector)
+    result.service_ms.append(elapsed)
+    for stage, ms in stages.items():
+        result.service_stages_ms[stage].append(ms)
+    elapsed, stages = _http_timings(client, text=text)
+    result.http_ms.append(elapsed)
+    result.endpoint_ms.append(stages["http"])
 
 
 def _ms_since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _raw_sql_ms(vector: np.ndarray, *, floor: float, day) -> float:
+def _raw_sql_ms(vector: np.ndarray, *, floor: float, day: dt.date) -> float:
     """Only the unit query is timed, in its transaction with the service's SET LOCALs."""
     with transaction.atomic():
         retrieval._tune_index_scans()
@@ -532,18 +594,20 @@ def _raw_sql_ms(vector: np.ndarray, *, floor: float, day) -> float:
         return _ms_since(started)
 
 
-def _service_ms(vector: np.ndarray) -> float:
+def _service_timings(vector: np.ndarray) -> tuple[float, dict[str, float]]:
     started = time.perf_counter()
-    retrieval.concept_search(params=retrieval.SearchParams(query="benchmark question", k=K), query_vector=vector)  # fmt: skip
-    return _ms_since(started)
+    params = retrieval.SearchParams(query="benchmark question", k=K)
+    result = retrieval.concept_search(params=params, query_vector=vector)
+    return _ms_since(started), result.timings_ms
 
 
-def _http_ms(client: httpx.Client, *, text: str) -> tuple[float, float]:
+def _http_timings(client: httpx.Client, *, text: str) -> tuple[float, dict[str, float]]:
+    """The round trip as the client sees it, and the stage timings the endpoint reports."""
     started = time.perf_counter()
     response = client.post("/api/v1/search", json={"query": text, "k": K})
     elapsed = _ms_since(started)
     response.raise_for_status()
-    return elapsed, response.json()["timings_ms"]["http"]
+    return elapsed, response.json()["timings_ms"]
 
 
 @dataclass
@@ -687,15 +751,23 @@ def _serve_then_disconnect(server) -> None:
 # --- recall, plans, sizes ----------------------------------------------------------------------
 
 
-def _top_ids(vector: np.ndarray, *, exact: bool, limit: int = 10) -> list[int]:
-    """The nearest units by the HNSW index (the service's ef_search, no filters; sequential
-    scans off so that even a tiny table goes through the index) or by an exact scan."""
+def recall_measure(*, vectors: np.ndarray, ef_values: tuple[int, ...]) -> dict[int, list[float]]:
+    truths = [_top_ids(vector, ef_search=None) for vector in vectors]
+    return {
+        ef: [_overlap(_top_ids(vector, ef_search=ef), truth) for vector, truth in zip(vectors, truths, strict=True)]
+        for ef in ef_values
+    }  # fmt: skip
+
+
+def _top_ids(vector: np.ndarray, *, ef_search: int | None, limit: int = 10) -> list[int]:
+    """The nearest units, no filters, by the HNSW index (sequential scans off so that even
+    a tiny table goes through it) or, without an ef_search, by an exact scan."""
     with transaction.atomic(), connection.cursor() as cursor:
-        if exact:
+        if ef_search is None:
             cursor.execute("SET LOCAL enable_indexscan = off")
             cursor.execute("SET LOCAL enable_bitmapscan = off")
         else:
-            cursor.execute("SET LOCAL hnsw.ef_search = %s", [settings.RETRIEVAL_EF_SEARCH])
+            cursor.execute("SET LOCAL hnsw.ef_search = %s", [ef_search])
             cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute(
             "SELECT id FROM knowledge_atomicunit ORDER BY embedding <=> %s::vector LIMIT %s",
@@ -708,7 +780,7 @@ def _overlap(found: list[int], truth: list[int]) -> float:
     return len(set(found) & set(truth)) / len(truth)
 
 
-def service_recall_measure(*, vectors: np.ndarray, floor: float, day) -> list[float]:
+def service_recall_measure(*, vectors: np.ndarray, floor: float, day: dt.date) -> list[float]:
     """The service's own unit query (filters, floor, iterative scan) against the same query
     with index scans off, over its top 10; questions with nothing above the floor are left out."""
     recalls = []
@@ -719,7 +791,7 @@ def service_recall_measure(*, vectors: np.ndarray, floor: float, day) -> list[fl
     return recalls
 
 
-def _service_unit_ids(vector: np.ndarray, *, floor: float, day, exact: bool) -> list[int]:
+def _service_unit_ids(vector: np.ndarray, *, floor: float, day: dt.date, exact: bool) -> list[int]:
     with transaction.atomic():
         retrieval._tune_index_scans()
         if exact:
@@ -730,7 +802,7 @@ def _service_unit_ids(vector: np.ndarray, *, floor: float, day, exact: bool) -> 
     return [row[0] for row in rows[:10]]
 
 
-def unit_query_plan(*, vector: np.ndarray, floor: float, day) -> str:
+def unit_query_plan(*, vector: np.ndarray, floor: float, day: dt.date) -> str:
     """EXPLAIN ANALYZE of the very SQL _nearest_units sends, caught on its way out."""
     sent: list[tuple[str, object]] = []
 

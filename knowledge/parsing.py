@@ -321,9 +321,11 @@ _NUMBERED = re.compile(r"^\s*(\d+)[.)]\s+")
 
 
 def _looks_like_heading(line: str) -> bool:
-    if len(line) > 80 or line[-1] in ".:;,?!)" or re.search(r"[£%]", line):
+    """A short capitalised line without closing punctuation or amounts. gov.uk headings
+    rarely pass 10 words; longer lines are sentences whose full stop the excerpt lost."""
+    if len(line) > 80 or len(line.split()) > 10 or line[-1] in ".:;,?!)":
         return False
-    return line[0].isupper()
+    return line[0].isupper() and not re.search(r"[£%]", line)
 
 
 def _text_blocks(body: str, *, url: str) -> list[Block]:
