@@ -461,22 +461,24 @@ def _stems(text: str) -> set[str]:
 
 
 def _thresholds_for_topic(topic, topic_units, good, *, day) -> list[AtomicUnit]:
-    """Threshold units, in force on `day`, that answer an amount question about `topic`: its
-    own, and those among the best results that name it (a figure filed under a neighbouring
-    concept still answers)."""
-    found = [
-        unit
-        for unit in topic_units
-        if unit.unit_type == "threshold" and unit.temporal_status_on(day) == TemporalStatus.CURRENT
-    ]
+    """Threshold units, in force on `day`, that answer an amount question about `topic`.
+
+    When the topic holds facts, its own thresholds decide: facts without an amount mean the
+    amount is not known. When it holds none, its facts were filed under a neighbouring
+    concept: thresholds among the best results that name the topic answer."""
+    if topic_units:
+        return [
+            unit
+            for unit in topic_units
+            if unit.unit_type == "threshold" and unit.temporal_status_on(day) == TemporalStatus.CURRENT
+        ]
     distinct = _stems(topic.name) - _stems(topic.category.name)
+    found = []
     for hit in good[:5]:
         for unit_hit in hit.units:
             unit = unit_hit.unit
             words = _stems(f"{unit.text} {hit.concept.name}")
-            if unit.unit_type == "threshold" and len(distinct & words) >= TOPIC_WORDS_SHARE * len(
-                distinct
-            ):
+            if unit.unit_type == "threshold" and len(distinct & words) >= TOPIC_WORDS_SHARE * len(distinct):
                 found.append(unit)
     return found
 
