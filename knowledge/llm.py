@@ -17,6 +17,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from knowledge.validation import first_error
+
 PROMPT_VERSION = "v1"
 PROMPTS = Path(__file__).resolve().parent / "prompts"
 
@@ -341,8 +343,6 @@ def parse_answer(completion, schema: type[BaseModel]):
     try:
         return schema.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
         raise ProviderError(
-            f"the LLM answer does not match the schema: {where}: {first['msg']}"
+            f"the LLM answer does not match the schema: {first_error(exc)}"
         ) from None

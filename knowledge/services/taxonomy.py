@@ -10,6 +10,7 @@ from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from knowledge.models import TAXONOMY_ID_PATTERN, AtomicUnit, Category, Concept, ConceptAlias
+from knowledge.validation import first_error
 
 DEFAULT_TAXONOMY_FILE = Path(__file__).resolve().parents[2] / "fixtures" / "taxonomy.yaml"
 
@@ -109,9 +110,7 @@ def taxonomy_parse(*, text: str, origin: str = "taxonomy") -> TaxonomySpec:
     try:
         return TaxonomySpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise TaxonomyError(f"{origin}: {where}: {first['msg']}") from exc
+        raise TaxonomyError(f"{origin}: {first_error(exc)}") from exc
 
 
 def taxonomy_load_file(*, path: Path = DEFAULT_TAXONOMY_FILE, dry_run: bool = False):
