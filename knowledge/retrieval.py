@@ -470,7 +470,8 @@ def _thresholds_for_topic(topic, topic_units, good, *, day) -> list[AtomicUnit]:
         return [
             unit
             for unit in topic_units
-            if unit.unit_type == "threshold" and unit.temporal_status_on(day) == TemporalStatus.CURRENT
+            if unit.unit_type == "threshold"
+            and unit.temporal_status_on(day) == TemporalStatus.CURRENT
         ]
     distinct = _stems(topic.name) - _stems(topic.category.name)
     found = []
@@ -478,7 +479,9 @@ def _thresholds_for_topic(topic, topic_units, good, *, day) -> list[AtomicUnit]:
         for unit_hit in hit.units:
             unit = unit_hit.unit
             words = _stems(f"{unit.text} {hit.concept.name}")
-            if unit.unit_type == "threshold" and len(distinct & words) >= TOPIC_WORDS_SHARE * len(distinct):
+            if unit.unit_type == "threshold" and len(distinct & words) >= TOPIC_WORDS_SHARE * len(
+                distinct
+            ):
                 found.append(unit)
     return found
 
