@@ -46,21 +46,30 @@ def unit_embedding_text(unit: AtomicUnit) -> str:
 
 
 def units_embed(*, batch_size: int = 128, progress=lambda done: None) -> int:
-    """Embed units without a vector from the current model (a unit's text is fixed once made;
-    a change of model re-embeds all)."""
+    """Embed units whose text (with their concept's name) or model changed since their
+    vector was made; the rest cost nothing."""
     embedder = get_embedder()
-    pending = list(
+    units = (
         AtomicUnit.objects.alive()
-        .exclude(embedding_model=embedder.name, embedding__isnull=False)
         .select_related("concept")
+        .only("id", "text", "concept__name", "embedding_model", "embedding_text_hash")
     )
+    pending = [
+        unit
+        for unit in units
+        if unit.embedding_model != embedder.name
+        or unit.embedding_text_hash != text_hash(unit_embedding_text(unit))
+    ]
     for start in range(0, len(pending), batch_size):
         batch = pending[start : start + batch_size]
-        vectors = embedder.embed([unit_embedding_text(unit) for unit in batch])
+        texts = [unit_embedding_text(unit) for unit in batch]
+        vectors = embedder.embed(texts)
         with transaction.atomic():
-            for unit, vector in zip(batch, vectors, strict=True):
+            for unit, text, vector in zip(batch, texts, vectors, strict=True):
                 AtomicUnit.objects.filter(pk=unit.pk).update(
-                    embedding=vector, embedding_model=embedder.name
+                    embedding=vector,
+                    embedding_model=embedder.name,
+                    embedding_text_hash=text_hash(text),
                 )
         progress(len(batch))
     return len(pending)

@@ -1,0 +1,55 @@
+"""Embedding skips unchanged text, and a change of text or model embeds again."""
+
+import numpy as np
+import pytest
+
+from knowledge import embeddings
+from knowledge.models import AtomicUnit
+from knowledge.services import embed
+from tests.factories import make_concept, make_unit
+
+pytestmark = pytest.mark.django_db
+
+
+class CountingEmbedder:
+    def __init__(self, name="counting"):
+        self.name, self.texts = name, []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return np.full(
+            (len(texts), embeddings.DIMENSIONS),
+            1 / np.sqrt(embeddings.DIMENSIONS),
+            dtype=np.float32,
+        )
+
+
+@pytest.fixture
+def counting(monkeypatch):
+    embedder = CountingEmbedder()
+    monkeypatch.setattr(embed, "get_embedder", lambda: embedder)
+    return embedder
+
+
+def test_unchanged_units_and_concepts_are_not_embedded_again(counting):
+    unit = make_unit(concept=make_concept(name="ISA allowance"))
+    assert embed.units_embed() == 1 and embed.concepts_embed() == 1
+    assert embed.units_embed() == 0 and embed.concepts_embed() == 0
+    AtomicUnit.objects.filter(pk=unit.pk).update(text="The ISA allowance is £20,000 a year.")
+    assert embed.units_embed() == 1
+    assert counting.texts[-1] == "ISA allowance: The ISA allowance is £20,000 a year."
+
+
+def test_a_new_model_embeds_everything_again(counting, monkeypatch):
+    make_unit()
+    embed.units_embed()
+    monkeypatch.setattr(embed, "get_embedder", lambda: CountingEmbedder(name="another-model"))
+    assert embed.units_embed() == 1
+    assert AtomicUnit.objects.get().embedding_model == "another-model"
+
+
+def test_local_model_gives_normalised_384_dimensional_vectors():
+    vectors = embeddings.LocalEmbedder().embed(["ISA allowance", "Child Benefit rates"])
+    assert vectors.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert float(vectors[0] @ vectors[1]) < 0.9
