@@ -78,7 +78,6 @@ class ConceptHit:
     text_rank: float
     below_quality: bool
     units: list[UnitHit] = field(default_factory=list)
-    known_units: int = 0
 
 
 @dataclass
@@ -366,38 +365,55 @@ def _load_hits(kept: list[dict], vector, *, day: dt.date, visible_only: bool) ->
     if not kept:
         return []
     concepts = Concept.objects.select_related("category").in_bulk([row["id"] for row in kept])
+    best = _best_unit_rows(vector, concept_ids=list(concepts), day=day if visible_only else None)
     units = (
-        AtomicUnit.objects.alive()
-        .filter(concept_id__in=concepts, embedding__isnull=False)
-        .select_related("source", "snapshot")
-        .defer("snapshot__raw", "snapshot__text")
+        AtomicUnit.objects.select_related("source", "snapshot")
+        .defer("snapshot__raw", "snapshot__text", "embedding")
+        .in_bulk([unit_id for unit_id, _, _ in best])
     )
-    by_concept: dict[int, list[AtomicUnit]] = defaultdict(list)
-    for unit in units:
-        by_concept[unit.concept_id].append(unit)
+    by_concept: dict[int, list[UnitHit]] = defaultdict(list)
+    for unit_id, concept_id, similarity in best:
+        unit = units[unit_id]
+        status = unit.temporal_status_on(day).value
+        by_concept[concept_id].append(UnitHit(unit, round(similarity, 4), status, _part_url(unit)))
     hits = []
     for row in kept:
-        known = by_concept.get(row["id"], [])
         hit = ConceptHit(
             concept=concepts[row["id"]], score=round(row["score"], 4),
             concept_similarity=round(row["concept"], 4), unit_similarity=round(row["unit"], 4),
-            text_rank=round(row["text"], 4), below_quality=row["below"], known_units=len(known),
+            text_rank=round(row["text"], 4), below_quality=row["below"],
         )  # fmt: skip
-        hit.units = _best_units(known, vector, day=day, visible_only=visible_only)
+        hit.units = by_concept.get(row["id"], [])
         hits.append(hit)
     return hits
 
 
-def _best_units(units: list[AtomicUnit], vector, *, day, visible_only) -> list[UnitHit]:
-    scored = []
-    for unit in units:
-        status = unit.temporal_status_on(day)
-        if visible_only and status != TemporalStatus.CURRENT:
-            continue
-        similarity = float(np.dot(np.asarray(unit.embedding, dtype=np.float32), vector))
-        scored.append(UnitHit(unit, round(similarity, 4), status.value, _part_url(unit)))
-    scored.sort(key=lambda hit: hit.similarity, reverse=True)
-    return scored[:UNITS_PER_CONCEPT]
+def _best_unit_rows(vector, *, concept_ids: list[int], day) -> list[tuple[int, int, float]]:
+    """Each concept's units nearest the query, ranked by PostgreSQL (the top few a concept),
+    so that only the units shown leave the database."""
+    visible = VISIBLE_ON_DAY if day is not None else ""
+    sql = f"""
+        SELECT id, concept_id, similarity FROM (
+            SELECT u.id, u.concept_id, 1 - (u.embedding <=> %(q)s::vector) AS similarity,
+                   row_number() OVER (
+                       PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
+                   ) AS place
+            FROM knowledge_atomicunit u
+            WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
+              AND u.embedding IS NOT NULL {visible}
+        ) ranked
+        WHERE place <= %(per_concept)s
+        ORDER BY concept_id, similarity DESC
+    """
+    params = {
+        "q": _vector_literal(vector),
+        "concepts": concept_ids,
+        "day": day,
+        "per_concept": UNITS_PER_CONCEPT,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 
 
 def _part_url(unit: AtomicUnit) -> str:
