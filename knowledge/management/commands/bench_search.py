@@ -67,6 +67,8 @@ class Command(BaseCommand):
     def _options(self, options: dict, *, recall_ef: str) -> BenchOptions:
         if options["queries"] < 1 or options["repeats"] < 1 or options["embedded_queries"] < 0:
             raise CommandError("--queries and --repeats must be at least 1, --embedded-queries 0")
+        if not re.fullmatch(r"\d+(kB|MB|GB)", options["maintenance_work_mem"]):
+            raise CommandError("--maintenance-work-mem: a size such as 512MB or 2GB")
         return BenchOptions(
             queries=options["queries"],
             repeats=options["repeats"],
