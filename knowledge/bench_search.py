@@ -596,14 +596,22 @@ def _source_rows(rows: _BatchRows, *, source: int, layout: _Layout, draft: _Unit
 
 
 def _lives(ids: range, kinds: list[str]) -> list[dict]:
-    """Ordinals 1..n for the living units; a superseded unit points at the concept's last
-    current one (when it has none, the unit has simply expired)."""
+    """Ordinals 1..n for the living units. A concept's superseded units form one chain, a
+    year apart each, ending at its last current unit, as approved decisions leave them
+    (the database refuses overlapping or branching chains); without a current unit they
+    have simply expired."""
     today, year = timezone.localdate(), dt.timedelta(days=365)
     current = [unit_id for unit_id, kind in zip(ids, kinds, strict=True) if kind == "current"]
     successor = current[-1] if current else None
+    kinds = ["expired" if kind == "superseded" and successor is None else kind for kind in kinds]
+    chain = [unit_id for unit_id, kind in zip(ids, kinds, strict=True) if kind == "superseded"]
+    chain_starts = {
+        unit_id: today - (len(chain) + 1 - place) * year for place, unit_id in enumerate(chain)
+    }
+    chain_starts[successor] = today - year
+    next_in_chain = dict(zip(chain, [*chain[1:], successor], strict=False))  # [] when no chain
     lives, ordinal = [], 0
-    for kind in kinds:
-        kind = "expired" if kind == "superseded" and successor is None else kind
+    for unit_id, kind in zip(ids, kinds, strict=True):
         ordinal += kind != "deleted"
         life = {
             "ordinal": ordinal if kind != "deleted" else None,
@@ -617,7 +625,12 @@ def _lives(ids: range, kinds: list[str]) -> list[dict]:
         if kind == "expired":
             life |= {"valid_from": today - 3 * year, "valid_to": today - 2 * year}
         elif kind == "superseded":
-            life |= {"superseded_by": successor, "superseded_date": today - year // 2}
+            replacement = next_in_chain[unit_id]
+            life |= {
+                "valid_from": chain_starts[unit_id],
+                "superseded_by": replacement,
+                "superseded_date": chain_starts[replacement],
+            }
         elif kind == "upcoming":
             life["valid_from"] = today + year
         lives.append(life)

@@ -102,3 +102,9 @@ def count_tokens(text: str) -> int:
     """Tokens by the embedding model's WordPiece tokenizer (offline; tiktoken is not).
     An estimate for an OpenAI chat model's count, within about 10% on English prose."""
     return len(_tokenizer().encode(text, add_special_tokens=False).ids)
+
+
+def count_tokens_each(texts: list[str]) -> list[int]:
+    """count_tokens for many texts in one call into the tokenizer (far cheaper than a loop)."""
+    encodings = _tokenizer().encode_batch(texts, add_special_tokens=False)
+    return [len(encoding.ids) for encoding in encodings]

@@ -310,6 +310,13 @@ class AtomicUnit(TimestampedModel):
             models.CheckConstraint(
                 condition=~Q(superseded_by=F("id")), name="unit_not_superseded_by_itself"
             ),
+            # Superseding links form chains (each unit replaces at most one); the trigger of
+            # migration 0007 keeps a chain's validity periods in order and free of cycles.
+            models.UniqueConstraint(
+                fields=["superseded_by"],
+                condition=Q(superseded_by__isnull=False),
+                name="unit_replaces_at_most_one",
+            ),
             models.CheckConstraint(
                 condition=Q(value_amount__isnull=True) | ~Q(value_unit=""),
                 name="unit_amount_has_unit",

@@ -18,9 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F, Q, Window
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import RowNumber
 from django.utils import timezone
+from pgvector.django import CosineDistance
 
-from knowledge.embeddings import count_tokens, get_embedder
+from knowledge.embeddings import count_tokens_each, get_embedder
 from knowledge.models import AtomicUnit, Category, Concept
 from knowledge.parsing import section_at
 from knowledge.temporal import TemporalStatus
@@ -121,15 +125,16 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
         timings["embed"] = _ms(step)
 
     step = time.perf_counter()
+    vector_text = _vector_literal(query_vector)
     category_ids = _category_ids(params.categories)
     limit = 2 * params.k
     with transaction.atomic():
         _tune_index_scans()
         concept_rows = _nearest_concepts(
-            query_vector, floor=floor, limit=max(limit, 10), category_ids=category_ids
+            vector_text, floor=floor, limit=max(limit, 10), category_ids=category_ids
         )
         unit_rows = _nearest_units(
-            query_vector, floor=floor, limit=limit * 10, category_ids=category_ids,
+            vector_text, floor=floor, limit=limit * 10, category_ids=category_ids,
             day=day if visible_only else None,
         )  # fmt: skip
         text_rows = (
@@ -150,7 +155,7 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
     timings["rank"] = _ms(step)
 
     step = time.perf_counter()
-    hits = _load_hits(kept, query_vector, day=day, visible_only=visible_only)
+    hits = _load_hits(kept, vector_text, day=day, visible_only=visible_only)
     timings["units"] = _ms(step)
 
     step = time.perf_counter()
@@ -216,14 +221,24 @@ def _category_ids(slugs: list[str]) -> list[int] | None:
 
 
 def _tune_index_scans() -> None:
-    """Filtered HNSW scans keep searching until enough rows pass the filter (pgvector 0.8)."""
+    """Filtered HNSW scans keep searching until enough rows pass the filter (pgvector 0.8).
+    Both settings in one round trip, for this transaction only (SET LOCAL)."""
     with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [settings.RETRIEVAL_EF_SEARCH])
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true),"
+            " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+            [str(settings.RETRIEVAL_EF_SEARCH)],
+        )
 
 
-def _vector_literal(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{value:.6f}" for value in vector) + "]"
+def _vector_literal(vector: np.ndarray | str) -> str:
+    """pgvector's text form; a search computes it once and passes the string on."""
+    if isinstance(vector, str):
+        return vector
+    return "[" + ",".join(map(_SIX_PLACES, vector.tolist())) + "]"
+
+
+_SIX_PLACES = "{:.6f}".format
 
 
 def _nearest_concepts(vector, *, floor: float, limit: int, category_ids) -> list[tuple[int, float]]:
@@ -364,18 +379,12 @@ def _apply_quality(ranked: list[dict], *, quality: float, k: int, min_results: i
 def _load_hits(kept: list[dict], vector, *, day: dt.date, visible_only: bool) -> list[ConceptHit]:
     if not kept:
         return []
-    concepts = Concept.objects.select_related("category").in_bulk([row["id"] for row in kept])
-    best = _best_unit_rows(vector, concept_ids=list(concepts), day=day if visible_only else None)
-    units = (
-        AtomicUnit.objects.select_related("source", "snapshot")
-        .defer("snapshot__raw", "snapshot__text", "embedding")
-        .in_bulk([unit_id for unit_id, _, _ in best])
-    )
+    concepts = _concepts_shown([row["id"] for row in kept])
     by_concept: dict[int, list[UnitHit]] = defaultdict(list)
-    for unit_id, concept_id, similarity in best:
-        unit = units[unit_id]
+    for unit in _best_units(vector, concept_ids=list(concepts), day=day if visible_only else None):
         status = unit.temporal_status_on(day).value
-        by_concept[concept_id].append(UnitHit(unit, round(similarity, 4), status, _part_url(unit)))
+        similarity = round(1 - unit.distance, 4)
+        by_concept[unit.concept_id].append(UnitHit(unit, similarity, status, _part_url(unit)))
     hits = []
     for row in kept:
         hit = ConceptHit(
@@ -388,32 +397,48 @@ def _load_hits(kept: list[dict], vector, *, day: dt.date, visible_only: bool) ->
     return hits
 
 
-def _best_unit_rows(vector, *, concept_ids: list[int], day) -> list[tuple[int, int, float]]:
-    """Each concept's units nearest the query, ranked by PostgreSQL (the top few a concept),
-    so that only the units shown leave the database."""
-    visible = VISIBLE_ON_DAY if day is not None else ""
-    sql = f"""
-        SELECT id, concept_id, similarity FROM (
-            SELECT u.id, u.concept_id, 1 - (u.embedding <=> %(q)s::vector) AS similarity,
-                   row_number() OVER (
-                       PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
-                   ) AS place
-            FROM knowledge_atomicunit u
-            WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
-              AND u.embedding IS NOT NULL {visible}
-        ) ranked
-        WHERE place <= %(per_concept)s
-        ORDER BY concept_id, similarity DESC
-    """
-    params = {
-        "q": _vector_literal(vector),
-        "concepts": concept_ids,
-        "day": day,
-        "per_concept": UNITS_PER_CONCEPT,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+# What a search shows of a unit: vectors and page texts stay in the database (parsing a
+# vector costs more than the rest of the row).
+UNIT_FIELDS_SHOWN = (
+    "concept_id", "unit_type", "text", "value_amount", "value_unit", "value_period",
+    "valid_from", "valid_to", "superseded_by_id", "superseded_date", "evidence_quote",
+    "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
+    "source__url", "snapshot__fetched_at", "snapshot__sections",
+)  # fmt: skip
+
+
+def _concepts_shown(ids: list[int]) -> dict[int, Concept]:
+    return (
+        Concept.objects.select_related("category")
+        .only("taxonomy_id", "name", "category__slug", "category__name")
+        .in_bulk(ids)
+    )
+
+
+def _best_units(vector, *, concept_ids: list[int], day) -> list[AtomicUnit]:
+    """Each concept's units nearest the query, the top few a concept, ranked and cut by
+    PostgreSQL in one query, so that only the units shown leave the database."""
+    distance = CosineDistance("embedding", RawSQL("%s::vector", (_vector_literal(vector),)))
+    units = AtomicUnit.objects.alive().filter(concept_id__in=concept_ids, embedding__isnull=False)
+    if day is not None:
+        units = units.exclude(superseded_on(day)).filter(
+            Q(valid_from__isnull=True) | Q(valid_from__lte=day),
+            Q(valid_to__isnull=True) | Q(valid_to__gte=day),
+        )
+    place = Window(RowNumber(), partition_by=[F("concept_id")], order_by=[distance.asc(), F("id")])
+    return list(
+        units.select_related("source", "snapshot")
+        .only(*UNIT_FIELDS_SHOWN)
+        .annotate(distance=distance, place=place)
+        .filter(place__lte=UNITS_PER_CONCEPT)
+        .order_by("concept_id", "distance")
+    )
+
+
+def superseded_on(day: dt.date) -> Q:
+    return Q(superseded_by__isnull=False) & (
+        Q(superseded_date__isnull=True) | Q(superseded_date__lte=day)
+    )
 
 
 def _part_url(unit: AtomicUnit) -> str:
@@ -441,8 +466,14 @@ def decide_outcome(*, params, hits, concept_rows, unit_rows, thresholds, quality
         return "no_match", ["out_of_scope"]
     if not hits:
         return "no_match", ["nothing_above_floor"]
-    topic = Concept.objects.select_related("category").get(pk=concept_rows[0][0])
-    topic_units = list(topic.units.alive())
+    topic_id = concept_rows[0][0]
+    topic = next((hit.concept for hit in hits if hit.concept.pk == topic_id), None)
+    topic = topic or _concepts_shown([topic_id])[topic_id]
+    topic_units = list(
+        AtomicUnit.objects.alive()
+        .filter(concept_id=topic_id)
+        .only("unit_type", "valid_from", "valid_to", "superseded_by_id", "superseded_date")
+    )
     bearing = [hit for hit in hits if hit.units]
     if not bearing:
         return "no_match", ["no_rule_in_force_on_date" if params.as_of else "only_historical"]
@@ -508,24 +539,25 @@ def _thresholds_for_topic(topic, topic_units, good, *, day) -> list[AtomicUnit]:
 def assemble_context(hits: list[ConceptHit], *, budget: int, day: dt.date) -> tuple[str, int]:
     """Concepts in rank order, their units grouped by source, each with its citation, cut to
     whole lines within the token budget."""
-    lines: list[str] = []
-    used = 0
+    candidates: list[str] = []
     for hit in hits:
         if not hit.units:
             continue
-        block = [f"## {hit.concept.name} [{hit.concept.taxonomy_id}]"]
+        candidates.append(f"## {hit.concept.name} [{hit.concept.taxonomy_id}]")
         by_source: dict[str, list[UnitHit]] = defaultdict(list)
         for unit in hit.units:
             by_source[unit.part_url].append(unit)
         for url, units in by_source.items():
-            block.append(f"Source: {url}")
-            block.extend(f"- {_unit_line(unit, day)}" for unit in units)
-        for line in block:
-            cost = count_tokens(line) + 1
-            if used + cost > budget:
-                return "\n".join(lines), used
-            lines.append(line)
-            used += cost
+            candidates.append(f"Source: {url}")
+            candidates.extend(f"- {_unit_line(unit, day)}" for unit in units)
+    lines: list[str] = []
+    used = 0
+    for line, tokens in zip(candidates, count_tokens_each(candidates), strict=True):
+        cost = tokens + 1  # the newline
+        if used + cost > budget:
+            break
+        lines.append(line)
+        used += cost
     return "\n".join(lines), used
 
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+import datetime as dt
+
+from django.db import connection, transaction
 from django.utils import timezone
 
 from navigator.models import ApiToken, QueryLog, hash_token
+
+# "Last used" to the minute: a write on every call would double a search's writes for a
+# figure nobody reads more finely.
+LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 
 
 def api_token_create(*, name: str) -> tuple[ApiToken, str]:
@@ -26,19 +32,26 @@ def api_token_revoke(*, token: ApiToken) -> None:
 
 def api_token_authenticate(*, raw: str) -> ApiToken | None:
     token = ApiToken.objects.filter(token_hash=hash_token(raw), revoked_at__isnull=True).first()
-    if token is not None:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+    now = timezone.now()
+    if token is not None and (
+        token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION
+    ):
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token
 
 
 def query_log_write(**fields) -> QueryLog:
+    """One row per API call. Its commit does not wait for the disk (synchronous_commit off,
+    this transaction only): a crash may lose the last few log rows, never knowledge, and
+    the caller is not kept waiting for a WAL flush (~4 ms a search)."""
     with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit = off")
         return QueryLog.objects.create(**fields)
 
 
 def health_report() -> dict:
     from django.conf import settings
-    from django.db import connection
 
     report = {"database": "ok", "redis": "not configured (tasks run eagerly)", "embedder": ""}
     try:

@@ -3,7 +3,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import Group
 
 from curation.roles import DOMAIN_EXPERT, EDITOR, ROLE_PERMISSIONS
-from curation.services import DemoModeRequired, demo_users_create
+from curation.services.users import DemoModeRequired, demo_users_create
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from curation.services import DemoModeRequired, demo_users_create
+from curation.services.users import DemoModeRequired, demo_users_create
 
 
 class Command(BaseCommand):

@@ -43,7 +43,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--vectors",
             choices=sorted(VECTOR_MODELS),
-            default="isotropic",
+            default="calibrated",
             help="how the synthetic vectors spread (see knowledge.bench_search.VECTOR_MODELS)",
         )
         parser.add_argument(
