@@ -76,3 +76,25 @@ def make_unit(*, concept: Concept | None = None, snapshot: PageSnapshot | None =
 
 def tax_year(start_year: int) -> tuple[dt.date, dt.date]:
     return dt.date(start_year, 4, 6), dt.date(start_year + 1, 4, 5)
+
+
+def make_candidate(*, older: AtomicUnit | None = None, newer: AtomicUnit | None = None, **overrides):
+    """A pending superseding proposal: `newer` replaces `older` (same concept)."""
+    from curation.models import SupersedingCandidate
+
+    older = older or make_unit(valid_from=dt.date(2024, 4, 6))
+    newer = newer or make_unit(concept=older.concept, valid_from=dt.date(2025, 4, 6))
+    values = {
+        "older": older,
+        "newer": newer,
+        "concept": older.concept,
+        "text_similarity": 0.95,
+        "cosine": 0.9,
+        "same_rule": True,
+        "confidence": 0.8,
+        "rationale": "same threshold, new tax year",
+        "adjudicator": "heuristic",
+        "newer_basis": "valid_from",
+    }
+    values.update(overrides)
+    return SupersedingCandidate.objects.create(**values)
