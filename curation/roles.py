@@ -20,6 +20,10 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
     DOMAIN_EXPERT: [
         *_VIEW_KNOWLEDGE,
         "knowledge.signoff_atomicunit",
+        "curation.view_supersedingcandidate",
+        "curation.decide_supersedingcandidate",
+        "curation.view_detectionrun",
+        "curation.view_auditevent",
     ],
     EDITOR: [
         *_VIEW_KNOWLEDGE,
@@ -30,6 +34,7 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "knowledge.change_conceptalias",
         "knowledge.delete_conceptalias",
         "knowledge.change_atomicunit",
+        "curation.view_auditevent",
     ],
 }
 

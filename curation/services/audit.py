@@ -1,0 +1,145 @@
+"""The audit trail: every decision and edit records the fields it touched, before and after,
+so that it can be read by people and reverted by code.
+
+`before` and `after` map a record kind to {primary key: {field: value}}, e.g.
+{"unit": {"12": {"superseded_by": null}}, "candidate": {"7": {"status": "pending"}}}. Values
+are JSON (dates and times as ISO text, foreign keys as ids). A revert checks that every field
+still holds its `after` value (nothing changed it since), then writes `before` back.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from decimal import Decimal
+
+from django.core.exceptions import PermissionDenied
+from django.db import models, transaction
+from django.utils.dateparse import parse_date, parse_datetime
+
+from curation.models import AuditEvent, SupersedingCandidate
+from knowledge.models import AtomicUnit, Concept, ConceptAlias
+
+RECORD_KINDS: dict[str, type[models.Model]] = {
+    "unit": AtomicUnit,
+    "candidate": SupersedingCandidate,
+    "concept": Concept,
+    "alias": ConceptAlias,
+}
+
+
+class RevertRefused(ValueError):
+    """The event cannot be reverted as asked; the message says why."""
+
+
+def state_of(instance: models.Model, fields: Iterable[str]) -> dict[str, object]:
+    """The named fields of a record as JSON values (foreign keys by their attname)."""
+    state = {}
+    for name in fields:
+        field = instance._meta.get_field(name)
+        state[name] = _to_json(getattr(instance, field.attname))
+    return state
+
+
+def states_of(instances: Iterable[models.Model], fields: Iterable[str]) -> dict[str, dict]:
+    fields = tuple(fields)
+    return {str(instance.pk): state_of(instance, fields) for instance in instances}
+
+
+def _to_json(value):
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
+    return value
+
+
+def audit_record(
+    *, actor, action: str, target: models.Model, summary: str, before: dict, after: dict,
+    note: str = "", reverts: AuditEvent | None = None,
+) -> AuditEvent:  # fmt: skip
+    return AuditEvent.objects.create(
+        actor=actor if actor is not None and actor.is_authenticated else None,
+        action=action,
+        target_type=target._meta.model_name,
+        target_id=target.pk,
+        summary=summary,
+        note=note,
+        before=before,
+        after=after,
+        reverts=reverts,
+    )
+
+
+def audit_revert(*, event_id: int, user, permission: str) -> AuditEvent:
+    """Put back exactly what the event changed, in one transaction, and record the revert.
+
+    Refused when the user lacks `permission`, when the event was itself a revert or has been
+    reverted already, or when any touched field no longer holds the value the event left."""
+    if not user.has_perm(permission):
+        raise PermissionDenied("You may not revert this decision.")
+    with transaction.atomic():
+        event = AuditEvent.objects.select_for_update().get(pk=event_id)
+        if event.reverts_id is not None:
+            raise RevertRefused("a revert cannot itself be reverted; decide again instead")
+        if AuditEvent.objects.filter(reverts=event).exists():
+            raise RevertRefused("this change has been reverted already")
+        records = _locked_records(event.after)
+        _check_unchanged(records, event.after)
+        _write_fields(records, event.before)
+        return audit_record(
+            actor=user, action=f"{event.action}.revert", target=_target_of(event),
+            summary=f"Reverted: {event.summary}", before=event.after, after=event.before,
+            reverts=event,
+        )  # fmt: skip
+
+
+def _target_of(event: AuditEvent) -> models.Model:
+    model = next(m for m in RECORD_KINDS.values() if m._meta.model_name == event.target_type)
+    return model.objects.get(pk=event.target_id)
+
+
+def _locked_records(touched: dict) -> dict[str, dict[str, models.Model]]:
+    records = {}
+    for kind, by_pk in touched.items():
+        model = RECORD_KINDS[kind]
+        found = model.objects.select_for_update().in_bulk([int(pk) for pk in by_pk])
+        missing = sorted(set(map(int, by_pk)) - set(found))
+        if missing:
+            raise RevertRefused(f"{kind} {missing[0]} no longer exists")
+        records[kind] = {str(pk): instance for pk, instance in found.items()}
+    return records
+
+
+def _check_unchanged(records: dict, expected: dict) -> None:
+    for kind, by_pk in expected.items():
+        for pk, fields in by_pk.items():
+            now = state_of(records[kind][pk], fields)
+            for name, value in fields.items():
+                if now[name] != value:
+                    raise RevertRefused(
+                        f"{kind} {pk} has changed since ({name} is now {now[name]!r}, "
+                        f"was left {value!r}); revert the later change first"
+                    )
+
+
+def _write_fields(records: dict, values: dict) -> None:
+    for kind, by_pk in values.items():
+        for pk, fields in by_pk.items():
+            instance = records[kind][pk]
+            for name, value in fields.items():
+                field = instance._meta.get_field(name)
+                setattr(instance, field.attname, _from_json(field, value))
+            instance.save(update_fields=[instance._meta.get_field(n).name for n in fields])
+
+
+def _from_json(field: models.Field, value):
+    if value is None:
+        return None
+    if isinstance(field, models.DateTimeField):
+        return parse_datetime(value)
+    if isinstance(field, models.DateField):
+        return parse_date(value)
+    if isinstance(field, models.DecimalField):
+        return Decimal(value)
+    return value
