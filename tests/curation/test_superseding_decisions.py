@@ -69,9 +69,9 @@ def test_reject_is_remembered_and_changes_no_unit(expert):
     assert _states(candidate.older, candidate.newer) == before
     candidate.refresh_from_db()
     assert candidate.status == "rejected"
-    with pytest.raises(IntegrityError):  # the pair cannot be proposed again, either way round
-        with transaction.atomic():
-            make_candidate(older=candidate.newer, newer=candidate.older)
+    # The pair cannot be proposed again, either way round.
+    with pytest.raises(IntegrityError), transaction.atomic():
+        make_candidate(older=candidate.newer, newer=candidate.older)
 
 
 def test_flag_for_deletion_removes_the_older_unit_and_renumbers(expert):

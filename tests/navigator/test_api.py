@@ -137,6 +137,37 @@ def test_superseded_unit_leaves_default_results_and_returns_inside_its_validity(
         AtomicUnit.objects.filter(pk=older.pk).update(superseded_by=None, superseded_date=None)
 
 
+def test_an_expert_approval_and_its_revert_reach_the_api(kb, api, expert):
+    """Approve "£221.20 replaces £203.85" through the service, then revert it."""
+    from curation.models import AuditEvent
+    from curation.services.superseding import candidate_approve, decision_revert
+    from tests.factories import make_candidate
+
+    older = AtomicUnit.objects.get(value_amount=203.85, unit_type="threshold")
+    newer = AtomicUnit.objects.get(value_amount=221.20, unit_type="threshold")
+    query = "What is the full new State Pension per week?"
+
+    def amounts(**extra):
+        body = api.search(query=query, **extra).json()
+        return {
+            u["value"]["amount"]: u["temporal_status"]
+            for c in body["concepts"] for g in c["sources"] for u in g["units"] if u["value"]
+        }  # fmt: skip
+
+    today = dt.date.today().isoformat()
+    before = amounts(as_of=today), amounts(include_historical=True)
+    candidate = make_candidate(older=older, newer=newer, concept=older.concept)
+    candidate_approve(candidate_id=candidate.pk, user=expert)
+    older.refresh_from_db()
+    assert older.superseded_date == newer.valid_from
+    assert 203.85 not in amounts()
+    assert amounts(include_historical=True)[203.85] == "historical"
+    inside = older.valid_from or (newer.valid_from - dt.timedelta(days=30))
+    assert amounts(as_of=inside.isoformat()).get(203.85) == "current"
+    decision_revert(event_id=AuditEvent.objects.get(action="candidate.approved").pk, user=expert)
+    assert (amounts(as_of=today), amounts(include_historical=True)) == before
+
+
 def test_date_with_no_rule_in_force(kb, api):
     body = api.search(
         query="How much is the full new State Pension a week?", as_of="2012-06-01"
