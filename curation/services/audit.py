@@ -3,8 +3,10 @@ so that it can be read by people and reverted by code.
 
 `before` and `after` map a record kind to {primary key: {field: value}}, e.g.
 {"unit": {"12": {"superseded_by": null}}, "candidate": {"7": {"status": "pending"}}}. Values
-are JSON (dates and times as ISO text, foreign keys as ids). A revert checks that every field
-still holds its `after` value (nothing changed it since), then writes `before` back.
+are JSON (dates and times as ISO text, foreign keys as ids); a record the change created is
+`null` in `before`, one it deleted is `null` in `after`. A revert checks that every field
+still holds its `after` value (nothing changed it since), then writes `before` back, deleting
+what the change created and re-creating what it deleted.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ from django.db import models, transaction
 from django.utils.dateparse import parse_date, parse_datetime
 
 from curation.models import AuditEvent, SupersedingCandidate
-from knowledge.models import AtomicUnit, Concept, ConceptAlias
+from knowledge.models import AtomicUnit, Concept, ConceptAlias, ExtractionItem, QualityFlag
 
 RECORD_KINDS: dict[str, type[models.Model]] = {
     "unit": AtomicUnit,
+    "item": ExtractionItem,
+    "flag": QualityFlag,
     "candidate": SupersedingCandidate,
     "concept": Concept,
     "alias": ConceptAlias,
@@ -99,22 +103,26 @@ def _target_of(event: AuditEvent) -> models.Model:
     return model.objects.get(pk=event.target_id)
 
 
-def _locked_records(touched: dict) -> dict[str, dict[str, models.Model]]:
+def _locked_records(touched: dict) -> dict[str, dict[str, models.Model | None]]:
     records = {}
     for kind, by_pk in touched.items():
         model = RECORD_KINDS[kind]
         found = model.objects.select_for_update().in_bulk([int(pk) for pk in by_pk])
-        missing = sorted(set(map(int, by_pk)) - set(found))
-        if missing:
-            raise RevertRefused(f"{kind} {missing[0]} no longer exists")
-        records[kind] = {str(pk): instance for pk, instance in found.items()}
+        records[kind] = {pk: found.get(int(pk)) for pk in by_pk}
     return records
 
 
 def _check_unchanged(records: dict, expected: dict) -> None:
     for kind, by_pk in expected.items():
         for pk, fields in by_pk.items():
-            now = state_of(records[kind][pk], fields)
+            instance = records[kind][pk]
+            if fields is None:
+                if instance is not None:
+                    raise RevertRefused(f"{kind} {pk} exists again; revert the later change first")
+                continue
+            if instance is None:
+                raise RevertRefused(f"{kind} {pk} no longer exists")
+            now = state_of(instance, fields)
             for name, value in fields.items():
                 if now[name] != value:
                     raise RevertRefused(
@@ -125,12 +133,21 @@ def _check_unchanged(records: dict, expected: dict) -> None:
 
 def _write_fields(records: dict, values: dict) -> None:
     for kind, by_pk in values.items():
+        model = RECORD_KINDS[kind]
         for pk, fields in by_pk.items():
             instance = records[kind][pk]
+            if fields is None:
+                instance.delete()
+                continue
+            if instance is None:
+                instance = model(pk=int(pk))
             for name, value in fields.items():
                 field = instance._meta.get_field(name)
                 setattr(instance, field.attname, _from_json(field, value))
-            instance.save(update_fields=[instance._meta.get_field(n).name for n in fields])
+            if instance._state.adding:
+                instance.save(force_insert=True)
+            else:
+                instance.save(update_fields=[instance._meta.get_field(n).name for n in fields])
 
 
 def _from_json(field: models.Field, value):

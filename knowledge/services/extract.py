@@ -10,6 +10,7 @@ the unassigned triage list.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import time
@@ -367,6 +368,33 @@ def _store(run: Run, snapshot: PageSnapshot, proposals, checked) -> dict[int, At
         if proposals[index].unit_type == "example" and target in units and target != index:
             AtomicUnit.objects.filter(pk=unit.pk).update(example_of=units[target])
     return units
+
+
+class ProposalInvalid(ValueError):
+    """A proposal that cannot become a unit; the message names the reason code."""
+
+
+def proposal_from_item(item: ExtractionItem) -> UnitProposal:
+    """The proposal an extraction item kept, as the provider made it."""
+    data = dict(item.proposal)
+    amount = data.pop("value_amount", None)
+    candidates = [tuple(pair) for pair in data.pop("candidates", [])]
+    known = {f.name for f in dataclasses.fields(UnitProposal)}
+    return UnitProposal(
+        **{key: value for key, value in data.items() if key in known},
+        value_amount=None if amount in (None, "") else Decimal(str(amount)),
+        candidates=candidates,
+    )
+
+
+def proposal_store(*, proposal: UnitProposal, snapshot: PageSnapshot, run: Run) -> AtomicUnit:
+    """Validate one proposal against its snapshot (quote, dates, amount, active concept) and
+    store it as a unit with verified evidence; raises ProposalInvalid naming what fails."""
+    check = validate_proposal(proposal, snapshot=snapshot)
+    if check.kind:
+        raise ProposalInvalid(f"{check.reason_code}: {check.reason}")
+    with transaction.atomic():
+        return _store(run, snapshot, [proposal], [check])[0]
 
 
 def _next_ordinals(concept_ids: set[int]) -> dict[int, int]:
