@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from django.db import transaction
@@ -26,6 +27,8 @@ class ConceptSpec(BaseModel):
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(min_length=10)
     aliases: list[str] = Field(default_factory=list)
+    # Concepts proposed in bootstrap mode travel with the file until an editor approves them.
+    status: Literal["active", "proposed"] = "active"
 
     @model_validator(mode="after")
     def _aliases_are_dotted(self) -> ConceptSpec:
@@ -187,9 +190,9 @@ def _upsert_concept(item: ConceptSpec, category: Category, existing, report) -> 
     concept = existing.get(item.id)
     if concept is None:
         report.created.append(item.id)
-        return Concept.objects.create(taxonomy_id=item.id, status=Concept.Status.ACTIVE, **values)
-    if concept.status != Concept.Status.ACTIVE:
-        values["status"] = Concept.Status.ACTIVE
+        return Concept.objects.create(taxonomy_id=item.id, status=item.status, **values)
+    if concept.status != item.status:
+        values["status"] = item.status
         report.reinstated.append(item.id)
         _assign_changed(concept, values)
         concept.save()
@@ -215,9 +218,9 @@ def _add_aliases(item: ConceptSpec, concept: Concept, aliases: dict[str, str], r
 
 
 def _retire_or_delete_missing(wanted: set[str], report: TaxonomyLoadReport) -> None:
-    leaving = Concept.objects.exclude(taxonomy_id__in=wanted).exclude(
-        status=Concept.Status.PROPOSED
-    )
+    # Proposed concepts wait for editors; retired ones stay as they are (an editor's merge
+    # or retirement is audited and may be reverted, so its concept must still exist).
+    leaving = Concept.objects.exclude(taxonomy_id__in=wanted).filter(status=Concept.Status.ACTIVE)
     with_units = set(
         AtomicUnit.objects.filter(concept__in=leaving).values_list("concept_id", flat=True)
     )
@@ -244,3 +247,49 @@ def _assign_changed(instance, values: dict) -> bool:
             setattr(instance, name, value)
             changed = True
     return changed
+
+
+# --- export ------------------------------------------------------------------------------------
+
+EXPORT_VERSION = 1
+
+
+def taxonomy_export() -> dict:
+    """The database's taxonomy in the file's shape: categories in order, their active and
+    proposed concepts with aliases (retired concepts are left out, as import retires them)."""
+    categories = []
+    concepts = (
+        Concept.objects.exclude(status=Concept.Status.RETIRED)
+        .prefetch_related("aliases")
+        .order_by("taxonomy_id")
+    )
+    by_category: dict[int, list[dict]] = {}
+    for concept in concepts:
+        item = {"id": concept.taxonomy_id, "name": concept.name, "description": concept.description}
+        aliases = sorted(alias.alias for alias in concept.aliases.all())
+        if aliases:
+            item["aliases"] = aliases
+        if concept.status == Concept.Status.PROPOSED:
+            item["status"] = "proposed"
+        by_category.setdefault(concept.category_id, []).append(item)
+    for category in Category.objects.order_by("order", "slug"):
+        categories.append(
+            {
+                "slug": category.slug,
+                "name": category.name,
+                "description": category.description,
+                "concepts": by_category.get(category.pk, []),
+            }
+        )
+    return {"version": EXPORT_VERSION, "categories": categories}
+
+
+def taxonomy_dump(*, fmt: str = "yaml") -> str:
+    data = taxonomy_export()
+    if fmt == "json":
+        import json
+
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if fmt != "yaml":
+        raise TaxonomyError(f"format: yaml or json, not {fmt!r}")
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)

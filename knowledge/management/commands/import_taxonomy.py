@@ -1,0 +1,14 @@
+from pathlib import Path
+
+from knowledge.management.commands.load_taxonomy import Command as LoadTaxonomy
+
+
+class Command(LoadTaxonomy):
+    help = (
+        "Import a taxonomy file written by export_taxonomy (YAML or JSON), idempotently, "
+        "reporting what changed; the same rules as load_taxonomy."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--dry-run", action="store_true", help="report, change nothing")

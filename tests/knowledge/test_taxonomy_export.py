@@ -1,0 +1,89 @@
+"""Taxonomy export → import: a round trip changes nothing; edits show up as changes."""
+
+import json
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from knowledge.models import Concept, ConceptAlias
+from knowledge.services.taxonomy import taxonomy_load_file
+from tests.factories import make_concept, make_unit
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def curated_taxonomy():
+    """The project's taxonomy after an editor's rename and a bootstrap proposal."""
+    taxonomy_load_file()
+    concept = Concept.objects.get(taxonomy_id="isa.transfers")
+    make_unit(concept=concept)
+    concept.taxonomy_id = "isa.transfer_rules"
+    concept.save()
+    ConceptAlias.objects.create(alias="isa.transfers", concept=concept)
+    make_concept(category=concept.category, taxonomy_id="isa.bootstrap_proposal",
+                 status=Concept.Status.PROPOSED)  # fmt: skip
+
+
+@pytest.mark.parametrize("suffix", ["yaml", "json"])
+def test_export_then_import_changes_nothing(curated_taxonomy, tmp_path, capsys, suffix):
+    path = tmp_path / f"taxonomy.{suffix}"
+    call_command("export_taxonomy", file=path)
+    before = sorted(Concept.objects.values_list("taxonomy_id", "status", "name", "description"))
+    aliases = sorted(ConceptAlias.objects.values_list("alias", "concept__taxonomy_id"))
+    capsys.readouterr()
+    call_command("import_taxonomy", str(path))
+    assert "taxonomy: 0 changes" in capsys.readouterr().out
+    assert (
+        sorted(Concept.objects.values_list("taxonomy_id", "status", "name", "description"))
+        == before
+    )
+    assert sorted(ConceptAlias.objects.values_list("alias", "concept__taxonomy_id")) == aliases
+    data = json.loads(path.read_text()) if suffix == "json" else yaml.safe_load(path.read_text())
+    isa = next(
+        c for c in data["categories"] if any(x["id"] == "isa.transfer_rules" for x in c["concepts"])
+    )
+    exported = {x["id"]: x for x in isa["concepts"]}
+    assert "isa.transfers" in exported["isa.transfer_rules"]["aliases"]
+    assert exported["isa.bootstrap_proposal"]["status"] == "proposed"
+
+
+def test_an_edited_file_imports_its_changes_and_reports_them(curated_taxonomy, tmp_path, capsys):
+    path = tmp_path / "taxonomy.yaml"
+    call_command("export_taxonomy", file=path)
+    data = yaml.safe_load(path.read_text())
+    concept = data["categories"][0]["concepts"][0]
+    concept["name"] = "A clearer name"
+    for category in data["categories"]:
+        for item in category["concepts"]:
+            item.pop("status", None)  # approve the proposal in the file
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    capsys.readouterr()
+    call_command("import_taxonomy", str(path), dry_run=True)
+    assert "[dry run] taxonomy: 2 changes" in capsys.readouterr().out
+    assert Concept.objects.get(taxonomy_id=concept["id"]).name != "A clearer name"
+    call_command("import_taxonomy", str(path))
+    assert Concept.objects.get(taxonomy_id=concept["id"]).name == "A clearer name"
+    assert Concept.objects.get(taxonomy_id="isa.bootstrap_proposal").status == "active"
+
+
+def test_a_merged_away_concept_survives_an_import(curated_taxonomy, tmp_path):
+    retired = make_concept(taxonomy_id="retired.merged_1", status=Concept.Status.RETIRED)
+    path = tmp_path / "taxonomy.yaml"
+    call_command("export_taxonomy", file=path)
+    call_command("import_taxonomy", str(path))
+    assert Concept.objects.filter(pk=retired.pk).exists()
+
+
+def test_bad_files_are_refused_by_name(db, tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(
+        "version: 1\ncategories:\n  - slug: Bad Slug\n    name: x\n    concepts: []\n"
+    )
+    with pytest.raises(CommandError, match="slug"):
+        call_command("import_taxonomy", str(broken))
+    with pytest.raises(CommandError, match="not found"):
+        call_command("import_taxonomy", str(tmp_path / "missing.yaml"))
+    with pytest.raises(CommandError, match="no such directory"):
+        call_command("export_taxonomy", file=tmp_path / "nowhere" / "t.yaml")
