@@ -543,6 +543,12 @@ class QualityFlag(models.Model):
     suggested_concept = models.ForeignKey(
         Concept, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    raised_by = models.CharField(
+        max_length=32, blank=True, help_text="What raised it: extraction, heuristic, openai"
+    )
+    margin = models.FloatField(
+        null=True, blank=True, help_text="How much closer the suggested concept is (misplaced)"
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

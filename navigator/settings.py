@@ -154,6 +154,9 @@ RETRIEVAL_HYBRID = env_bool("RETRIEVAL_HYBRID", False)
 RETRIEVAL_EF_SEARCH = env_int("RETRIEVAL_EF_SEARCH", 400, minimum=10)
 API_THROTTLE_RATE = env_str("API_THROTTLE_RATE", "60/m")
 
+# --- curation ----------------------------------------------------------------------------------
+QUALITY_MISPLACED_MARGIN = env_float("QUALITY_MISPLACED_MARGIN", 0.10)
+
 # --- gov.uk -----------------------------------------------------------------------------
 
 GOVUK_CONTENT_API = "https://www.gov.uk/api/content"

@@ -52,7 +52,7 @@ def units_move(*, unit_ids: list[int], concept_id: int, user, note: str = "") ->
         moving = [unit for unit in units if unit.concept_id != target.pk]
         if not moving:
             raise TaxonomyChangeRefused(f"units: already in {target.taxonomy_id}")
-        before, after = _place_units(moving, target)
+        before, after = units_place(moving, target)
         return audit_record(
             actor=user, action="unit.move", target=target, note=note,
             summary=f"Moved {len(moving)} unit(s) to {target.taxonomy_id}",
@@ -60,7 +60,7 @@ def units_move(*, unit_ids: list[int], concept_id: int, user, note: str = "") ->
         )  # fmt: skip
 
 
-def _place_units(units: list[AtomicUnit], target: Concept) -> tuple[dict, dict]:
+def units_place(units: list[AtomicUnit], target: Concept) -> tuple[dict, dict]:
     """Move `units` to the end of `target`, renumber the concepts they left; the states of
     every unit whose placement changed, before and after."""
     sources = {unit.concept_id for unit in units}
@@ -141,7 +141,7 @@ def concept_merge(*, concept_id: int, into_id: int, user, note: str = "") -> Aud
         merged = Concept.objects.select_for_update().get(pk=concept_id)
         target = active_concept_get(into_id)
         units = list(AtomicUnit.objects.alive().select_for_update().filter(concept=merged))
-        before, after = _place_units(units, target) if units else ({"unit": {}}, {"unit": {}})
+        before, after = units_place(units, target) if units else ({"unit": {}}, {"unit": {}})
         aliases = list(merged.aliases.select_for_update())
         before["alias"] = states_of(aliases, ALIAS_FIELDS)
         merged.aliases.update(concept=target)
