@@ -139,7 +139,10 @@ def concept_merge(*, concept_id: int, into_id: int, user, note: str = "") -> Aud
         raise TaxonomyChangeRefused("into: a concept cannot be merged into itself")
     with transaction.atomic():
         merged = Concept.objects.select_for_update().get(pk=concept_id)
-        target = active_concept_get(into_id)
+        # Proposals may be merged with each other before approval.
+        target = active_concept_get(
+            into_id, allow_proposed=merged.status == Concept.Status.PROPOSED
+        )
         units = list(AtomicUnit.objects.alive().select_for_update().filter(concept=merged))
         before, after = units_place(units, target) if units else ({"unit": {}}, {"unit": {}})
         aliases = list(merged.aliases.select_for_update())
@@ -232,12 +235,13 @@ def taxonomy_change_revert(*, event_id: int, user) -> AuditEvent:
     return audit_revert(event_id=event_id, user=user, permission=EDIT_PERMISSION)
 
 
-def active_concept_get(concept_id: int) -> Concept:
+def active_concept_get(concept_id: int, *, allow_proposed: bool = False) -> Concept:
     try:
         concept = Concept.objects.get(pk=concept_id)
     except Concept.DoesNotExist:
         raise TaxonomyChangeRefused(f"concept: no concept {concept_id}") from None
-    if concept.status != Concept.Status.ACTIVE:
+    allowed = {Concept.Status.ACTIVE} | ({Concept.Status.PROPOSED} if allow_proposed else set())
+    if concept.status not in allowed:
         raise TaxonomyChangeRefused(
             f"concept: {concept.taxonomy_id} is {concept.status}, not active"
         )

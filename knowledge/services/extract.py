@@ -242,6 +242,77 @@ def run_units_pass(*, run: Run, provider) -> Run:
     return run
 
 
+# --- re-extraction for one category (after editors change its concepts) --------------------
+
+
+def category_revision(category: Category) -> str:
+    """A short stamp of the category and its active concepts: a new one after any approval,
+    rename, merge or retirement, so re-extraction runs once per state of the taxonomy."""
+    ids = sorted(
+        Concept.objects.filter(category=category, status=Concept.Status.ACTIVE).values_list(
+            "taxonomy_id", flat=True
+        )
+    )
+    stamp = "\n".join([category.slug, *ids])
+    return hashlib.sha256(stamp.encode()).hexdigest()[:12]
+
+
+def snapshot_reextract_for_category(*, snapshot_id: int, category: Category, provider=None) -> Run:
+    """Extract a snapshot again, binding only to `category`'s active concepts. Stores the
+    units bound to them that the snapshot does not hold already (same normalised text);
+    everything else was dealt with by the page's first extraction and is only counted.
+    Idempotent per (snapshot, provider, prompt version, category revision)."""
+    provider = provider or get_provider()
+    version = f"{provider.prompt_version}+{category_revision(category)}"  # ≤ 32 characters
+    run = snapshot_run_claim(
+        snapshot_id=snapshot_id, provider_name=provider.name, prompt_version=version
+    )
+    if run is None:
+        return Run.objects.get(
+            snapshot_id=snapshot_id, provider=provider.name, prompt_version=version
+        )
+    try:
+        context = run_context_pass(run=run, provider=provider)
+        context.category, context.related_categories = category.slug, []
+        run.context = context.model_dump()
+        run.save(update_fields=["context"])
+        _category_units_pass(run=run, provider=provider, category=category)
+    except ProviderError as exc:
+        run_fail(run=run, reason=exc.reason)
+        raise ExtractionFailed(run) from exc
+    except Exception as exc:
+        run_fail(run=run, reason=f"internal error: {type(exc).__name__}: {exc}")
+        raise
+    return run
+
+
+def _category_units_pass(*, run: Run, provider, category: Category) -> None:
+    snapshot = run.snapshot
+    context = PageContext.model_validate(run.context)
+    _, concepts = taxonomy_for_extraction()
+    own = [concept for concept in concepts if concept.category == category.slug]
+    proposals, usage = provider.extract_units(
+        page=page_input(snapshot), context=context, concepts=own
+    )
+    _add_usage(run, usage)
+    held = set(snapshot.units.alive().values_list("fingerprint", flat=True))
+    checked = [validate_proposal(proposal, snapshot=snapshot) for proposal in proposals]
+    keep = [  # example links point into the whole list, so they are dropped here
+        (dataclasses.replace(proposal, example_of=None), check)
+        for proposal, check in zip(proposals, checked, strict=True)
+        if not check.kind and check.concept.category_id == category.pk
+        and fingerprint(proposal.text) not in held
+    ]  # fmt: skip
+    with transaction.atomic():
+        units = _store(run, snapshot, [p for p, _ in keep], [c for _, c in keep])
+        run.units_made = len(units)
+        run.units_rejected = sum(1 for c in checked if c.kind == ExtractionItem.Kind.REJECTED)
+        run.units_unassigned = sum(1 for c in checked if c.kind == ExtractionItem.Kind.UNASSIGNED)
+        run.status = Run.Status.SUCCEEDED
+        run.finished_at = timezone.now()
+        run.save()
+
+
 @dataclass
 class Checked:
     kind: str  # "" when valid and bound

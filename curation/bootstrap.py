@@ -1,0 +1,208 @@
+"""Bootstrap mode: propose concepts for a category that has no taxonomy (or a thin one) from
+its pages, for editors to rename, merge and approve before (re-)extraction binds to them.
+
+`heuristic` (offline, labelled as such in each proposal's description): section headings
+that recur across the category's pages, then word pairs that recur in its pages' text, each
+becoming a `proposed` concept whose description quotes where it was found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from knowledge.models import Category, Concept, ConceptAlias, ExtractionRun, PageSnapshot, Source
+from knowledge.services.extract import snapshot_reextract_for_category
+from knowledge.services.ingest import snapshot_recency
+from knowledge.textfacts import STOPWORDS
+
+# Headings every guide has: they name a kind of section, not a topic of the category.
+GENERIC_HEADINGS = frozenset((
+    "overview", "contents", "contact", "contacts", "help", "introduction", "summary",
+    "further information", "more information", "related content", "before you start",
+    "how to apply", "how to claim", "what you'll get", "what you need to know", "next steps",
+))  # fmt: skip
+_WORD = re.compile(r"[a-z][a-z']+")
+MAX_PROPOSALS = 40
+
+
+class BootstrapRefused(ValueError):
+    pass
+
+
+@dataclass
+class Proposal:
+    taxonomy_id: str
+    name: str
+    description: str
+    pages: int
+
+
+@dataclass
+class BootstrapReport:
+    pages: int = 0
+    proposed: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+
+
+def category_pages(
+    *, category: Category, url_prefixes: list[str] | None = None
+) -> list[PageSnapshot]:
+    """The latest snapshot of each page in the category: the pages whose URL starts with one
+    of `url_prefixes` when given (a new category's pages), else those whose last extraction
+    placed them in the category."""
+    if url_prefixes:
+        sources = [s for s in Source.objects.all() if s.url.startswith(tuple(url_prefixes))]
+    else:
+        source_ids = {
+            run.snapshot.source_id
+            for run in ExtractionRun.objects.select_related("snapshot").filter(
+                context__category=category.slug
+            )
+        }
+        sources = list(Source.objects.filter(pk__in=source_ids))
+    latest = []
+    for source in sources:
+        snapshots = list(source.snapshots.all())
+        if snapshots:
+            latest.append(max(snapshots, key=snapshot_recency))
+    return latest
+
+
+def concepts_propose_heuristic(*, category: Category, snapshots: list[PageSnapshot], prefix: str,
+                               limit: int = 15) -> list[Proposal]:  # fmt: skip
+    """Recurring section headings first (most pages first), then recurring word pairs."""
+    headings: dict[str, set[int]] = defaultdict(set)
+    first_text: dict[str, str] = {}
+    pairs: Counter[str] = Counter()
+    for snapshot in snapshots:
+        for section in snapshot.sections or []:
+            path = section.get("heading_path") or []
+            if not path:
+                continue
+            heading = " ".join(path[-1].split())
+            key = heading.lower()
+            if key in GENERIC_HEADINGS or len(key) < 4:
+                continue
+            headings[key].add(snapshot.source_id)
+            body = snapshot.text[section.get("start", 0) : section.get("end", 0)]
+            first_text.setdefault(key, _first_sentence(body, heading))
+        pairs.update(set(_word_pairs(snapshot.text)))
+    ranked = sorted(headings, key=lambda key: (-len(headings[key]), key))
+    proposals, seen = [], set()
+    for key in ranked:
+        proposal = _proposal(prefix, key, first_text[key], len(headings[key]), source="heading")
+        if proposal.taxonomy_id not in seen:
+            seen.add(proposal.taxonomy_id)
+            proposals.append(proposal)
+    for pair, count in pairs.most_common():
+        if len(proposals) >= limit or count < 2:
+            break
+        proposal = _proposal(prefix, pair, "", count, source="phrase")
+        if proposal.taxonomy_id not in seen:
+            seen.add(proposal.taxonomy_id)
+            proposals.append(proposal)
+    return proposals[:limit]
+
+
+def _first_sentence(body: str, heading: str) -> str:
+    text = " ".join(body.split())
+    if text.startswith(heading):
+        text = text[len(heading) :].strip(" :.-")
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return sentence[:300]
+
+
+def _word_pairs(text: str):
+    words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 2]
+    for first, second in zip(words, words[1:], strict=False):
+        yield f"{first} {second}"
+
+
+def _proposal(prefix: str, phrase: str, found: str, pages: int, *, source: str) -> Proposal:
+    slug = "_".join(_WORD.findall(phrase.lower().replace("'", "")))[:60].strip("_") or "topic"
+    name = phrase[:1].upper() + phrase[1:]
+    where = (
+        f"section heading on {pages} page(s)"
+        if source == "heading"
+        else f"phrase on {pages} page(s)"
+    )
+    description = f"Proposed by the heuristic bootstrap (no LLM) from a {where}."
+    if found:
+        description += f" The pages say: {found}"
+    return Proposal(f"{prefix}.{slug}", name[:200], description, pages)
+
+
+def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
+                       url_prefixes: list[str] | None = None, limit: int = 15,
+                       dry_run: bool = False) -> BootstrapReport:  # fmt: skip
+    """Store the proposals as `proposed` concepts of the category (ids already taken by a
+    concept or an alias are reported, not overwritten). Idempotent."""
+    if not 1 <= limit <= MAX_PROPOSALS:
+        raise BootstrapRefused(f"limit: between 1 and {MAX_PROPOSALS}")
+    category = _category(category_slug)
+    prefix = prefix or category.slug.split("_")[0]
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", prefix):
+        raise BootstrapRefused("prefix: lower-case letters, digits and underscores")
+    snapshots = category_pages(category=category, url_prefixes=url_prefixes)
+    if not snapshots:
+        raise BootstrapRefused(
+            f"category {category_slug}: no pages found; give their URL prefix (--pages)"
+        )
+    report = BootstrapReport(pages=len(snapshots))
+    proposals = concepts_propose_heuristic(
+        category=category, snapshots=snapshots, prefix=prefix, limit=limit
+    )
+    taken = set(Concept.objects.values_list("taxonomy_id", flat=True))
+    taken |= set(ConceptAlias.objects.values_list("alias", flat=True))
+    with transaction.atomic():
+        for proposal in proposals:
+            if proposal.taxonomy_id in taken:
+                report.existing.append(proposal.taxonomy_id)
+                continue
+            Concept.objects.create(
+                taxonomy_id=proposal.taxonomy_id, category=category, name=proposal.name,
+                description=proposal.description, status=Concept.Status.PROPOSED,
+            )  # fmt: skip
+            report.proposed.append(proposal.taxonomy_id)
+        if dry_run:
+            transaction.set_rollback(True)
+    return report
+
+
+@dataclass
+class ReextractReport:
+    pages: int = 0
+    units_made: int = 0
+    runs: list[int] = field(default_factory=list)
+
+
+def category_reextract(*, category_slug: str, url_prefixes: list[str] | None = None,
+                       provider=None) -> ReextractReport:  # fmt: skip
+    """Extract the category's pages again so their facts bind to its (newly approved)
+    concepts; a page already re-extracted for this state of the taxonomy costs nothing."""
+    from knowledge.services.embed import concepts_embed
+
+    category = _category(category_slug)
+    if not category.concepts.filter(status=Concept.Status.ACTIVE).exists():
+        raise BootstrapRefused(f"category {category_slug}: approve some concepts first")
+    concepts_embed()  # approved concepts need vectors before binding
+    report = ReextractReport()
+    for snapshot in category_pages(category=category, url_prefixes=url_prefixes):
+        run = snapshot_reextract_for_category(
+            snapshot_id=snapshot.pk, category=category, provider=provider
+        )
+        report.pages += 1
+        report.units_made += run.units_made
+        report.runs.append(run.pk)
+    return report
+
+
+def _category(slug: str) -> Category:
+    try:
+        return Category.objects.get(slug=slug)
+    except Category.DoesNotExist:
+        raise BootstrapRefused(f"category: no category {slug!r}") from None
