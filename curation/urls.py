@@ -1,6 +1,6 @@
 from django.urls import path
 
-from curation import views
+from curation import review_views, views
 
 app_name = "curation"
 
@@ -16,4 +16,19 @@ urlpatterns = [
         views.ingest_job_progress,
         name="ingest-job-progress",
     ),
+    path("review/", review_views.review, name="review"),
+    path("review/pairs/<int:candidate_id>/", review_views.review_pair, name="review-pair"),
+    path(
+        "review/pairs/<int:candidate_id>/decide/",
+        review_views.review_decide,
+        name="review-decide",
+    ),
+    path("review/bulk-approve/", review_views.review_bulk_approve, name="review-bulk-approve"),
+    path("review/decisions/", review_views.decisions, name="review-decisions"),
+    path(
+        "review/decisions/<int:event_id>/revert/",
+        review_views.decision_revert,
+        name="review-revert",
+    ),
+    path("snapshots/<int:snapshot_id>/", review_views.snapshot, name="snapshot"),
 ]
