@@ -258,26 +258,25 @@ def _changes(before: dict, after: dict, usernames: dict[int, str]) -> list[Chang
             # A record the change created (or deleted) is null on that side.
             old, new = old_records.get(pk) or {}, new_records.get(pk) or {}
             for name in [*old, *(n for n in new if n not in old)]:
+                if old.get(name) == new.get(name):
+                    continue  # recorded for a revert's check, but not changed
+                field_ = model._meta.get_field(name) if model else None
                 rows.append(
                     Change(
                         record=f"{label} {pk}",
-                        field=_field_label(model, name),
-                        before=_readable(name, old.get(name), usernames),
-                        after=_readable(name, new.get(name), usernames),
+                        field=str(field_.verbose_name) if field_ else name.replace("_", " "),
+                        before=_readable(field_, name, old.get(name), usernames),
+                        after=_readable(field_, name, new.get(name), usernames),
                     )
                 )
     return rows
 
 
-def _field_label(model, name: str) -> str:
-    if model is None:
-        return name.replace("_", " ")
-    return str(model._meta.get_field(name).verbose_name)
-
-
-def _readable(name: str, value, usernames: dict[int, str]) -> str:
+def _readable(field_, name: str, value, usernames: dict[int, str]) -> str:
     if value is None or value == "":
         return "—"
+    if field_ is not None and field_.choices:
+        return str(dict(field_.flatchoices).get(value, value))
     if name in USER_FIELDS:
         return usernames.get(value, f"user {value}")
     if name in UNIT_FIELDS:

@@ -416,6 +416,23 @@ def test_decision_log_shows_who_what_when_note_and_changes(expert_client, expert
     older_row = f"<td>unit {pa_pair.older_id}</td><td>superseded by</td><td>—</td>"
     assert f"{older_row}<td>unit {pa_pair.newer_id}</td>" in page
     assert f"<td>pair {pa_pair.pk}</td><td>reviewer</td><td>—</td><td>expert1</td>" in page
+    assert f"<td>pair {pa_pair.pk}</td><td>status</td><td>Pending</td><td>Approved</td>" in page
+
+
+def test_decision_log_shows_only_what_changed(expert_client, expert):
+    from curation.services.superseding import candidate_flag_for_deletion
+
+    concept = make_concept()
+    first = make_unit(concept=concept, valid_from=dt.date(2023, 4, 6))
+    second = make_unit(concept=concept, valid_from=dt.date(2024, 4, 6))
+    third = make_unit(concept=concept, valid_from=dt.date(2025, 4, 6))
+    pair = make_candidate(older=first, newer=second)
+    candidate_flag_for_deletion(candidate_id=pair.pk, user=expert)
+    page = page_of(expert_client.get(DECISIONS_URL))
+    assert f"<td>unit {first.pk}</td><td>ordinal</td><td>1</td><td>—</td>" in page
+    assert f"<td>unit {third.pk}</td><td>ordinal</td><td>3</td><td>2</td>" in page
+    assert f"<td>unit {third.pk}</td><td>deleted at</td>" not in page  # unchanged
+    assert "<td>Flagged for deletion</td>" in page
     assert "Revert</button>" in page
 
 
