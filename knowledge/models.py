@@ -166,6 +166,17 @@ class PageSnapshot(models.Model):
 
 
 class AtomicUnitQuerySet(models.QuerySet):
+    def with_sightings(self) -> AtomicUnitQuerySet:
+        """Prefetch the other pages that state each unit (its also_found_in), in one query."""
+        return self.prefetch_related(
+            models.Prefetch(
+                "sightings",
+                queryset=UnitSighting.objects.select_related("source").only(
+                    "unit_id", "source__url", "snapshot_id"
+                ),
+            )
+        )
+
     def alive(self) -> AtomicUnitQuerySet:
         """Units in the knowledge base (not removed by a flag-for-deletion decision)."""
         return self.filter(deleted_at__isnull=True)

@@ -164,7 +164,14 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
         thresholds=thresholds, quality=quality, day=day,
     )  # fmt: skip
     context, tokens = assemble_context(hits, budget=params.token_budget, day=day)
-    sources = list(dict.fromkeys(u.unit.source.url for hit in hits for u in hit.units))
+    sources = list(
+        dict.fromkeys(
+            url
+            for hit in hits
+            for u in hit.units
+            for url in [u.unit.source.url, *(s.source.url for s in u.unit.sightings.all())]
+        )
+    )
     timings["assemble"] = _ms(step)
     timings["total"] = _ms(started)
     return SearchResult(
@@ -429,6 +436,7 @@ def _best_units(vector, *, concept_ids: list[int], day) -> list[AtomicUnit]:
     return list(
         units.select_related("source", "snapshot")
         .only(*UNIT_FIELDS_SHOWN)
+        .with_sightings()
         .annotate(distance=distance, place=place)
         .filter(place__lte=UNITS_PER_CONCEPT)
         .order_by("concept_id", "distance")

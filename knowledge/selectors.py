@@ -85,6 +85,7 @@ def concept_units(*, concept, as_of, include_historical: bool):
         .filter(concept=concept)
         .select_related("source", "snapshot")
         .defer("snapshot__raw", "snapshot__text")
+        .with_sightings()
         .order_by("ordinal")
     )
     pairs = [(unit, unit.temporal_status_on(as_of).value) for unit in units]

@@ -155,7 +155,8 @@ def categories(request):
 @api.get("/units/{unit_id}", response={200: UnitOut, 404: ErrorOut}, summary="One unit")
 def unit(request, unit_id: int):
     found = get_object_or_404(
-        AtomicUnit.objects.alive().select_related("source", "snapshot"), pk=unit_id
+        AtomicUnit.objects.alive().select_related("source", "snapshot").with_sightings(),
+        pk=unit_id,
     )
     _log(request, status=200, query=str(unit_id))
     return presenters.unit_payload(

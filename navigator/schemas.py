@@ -98,6 +98,9 @@ class UnitOut(Out):
     temporal_status: str
     evidence: EvidenceOut
     source_url: str
+    also_found_in: list[str] = Field(
+        default_factory=list, description="Other pages that state the same unit (merged duplicates)"
+    )
     part_url: str
     provider: str
     review_status: str
