@@ -673,3 +673,10 @@ def test_only_taxonomy_changes_are_reverted_here(editor_client, isa):
     assert editor_client.post(url, **HTMX).status_code == 404
     assert editor_client.post(f"{CHANGES_URL}999999/revert/", **HTMX).status_code == 404
 
+
+def test_the_home_page_and_jobs_screen_link_editors_here(editor_client, expert):
+    assert 'href="/curation/taxonomy/"' in page_of(editor_client.get("/"))
+    jobs = page_of(editor_client.get("/curation/jobs/"))
+    assert 'href="/curation/taxonomy/"' in jobs and f'href="{CHANGES_URL}"' in jobs
+    editor_client.force_login(expert)
+    assert 'href="/curation/taxonomy/"' not in page_of(editor_client.get("/curation/jobs/"))
