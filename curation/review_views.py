@@ -113,8 +113,8 @@ def review_pair(request: HttpRequest, candidate_id: int) -> HttpResponse:
         raise Http404("No such pair.")
     filters = ReviewFilterForm(request.GET).filters()
     if not _is_fragment_request(request):
-        query = urlencode([*filters.params(), ("pair", candidate_id)])
-        return redirect(f"{reverse('curation:review')}?{query}")
+        params = [*filters.params(), ("pair", candidate_id)]
+        return redirect(_with_query(reverse("curation:review"), params))
     context = {"pair": presenters.pair_view(current), **_filter_context(filters)}
     return render(request, f"{REVIEW_TEMPLATE}#pair", context)
 
@@ -183,7 +183,11 @@ def _after_post(request, filters, current, notice: Notice) -> HttpResponse:
     for detail in notice.details:
         messages.add_message(request, messages.WARNING, detail)
     params = filters.params() + ([("pair", current.pk)] if current else [])
-    return redirect(f"{reverse('curation:review')}?{urlencode(params)}")
+    return redirect(_with_query(reverse("curation:review"), params))
+
+
+def _with_query(url: str, params: list[tuple[str, object]]) -> str:
+    return f"{url}?{urlencode(params)}" if params else url
 
 
 def _requested_pair(raw: str | None) -> SupersedingCandidate | None:
