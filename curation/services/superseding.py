@@ -76,8 +76,10 @@ def candidates_approve_bulk(*, candidate_ids: list[int], user, note: str = "") -
     for candidate_id in dict.fromkeys(candidate_ids):
         try:
             candidate_approve(candidate_id=candidate_id, user=user, note=note)
-        except (AlreadyDecided, DecisionRefused, SupersedingCandidate.DoesNotExist) as exc:
-            outcome.skipped[candidate_id] = str(exc) or "no such candidate"
+        except SupersedingCandidate.DoesNotExist:
+            outcome.skipped[candidate_id] = "no such candidate"
+        except (AlreadyDecided, DecisionRefused) as exc:
+            outcome.skipped[candidate_id] = str(exc)
         else:
             outcome.approved.append(candidate_id)
     return outcome

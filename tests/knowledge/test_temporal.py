@@ -96,15 +96,16 @@ DAYS = [dt.date(2024, 4, 5), dt.date(2024, 4, 6), dt.date(2025, 4, 5), dt.date(2
 @pytest.mark.parametrize("as_of", DAYS)
 def test_sql_annotation_agrees_with_python(as_of):
     concept = make_concept()
-    newer = make_unit(concept=concept, valid_from=dt.date(2024, 4, 6))
     units = []
     for case in CASES:
         superseded = "superseded_date" in case
+        # A unit replaces at most one other, so each superseded case gets its own successor.
+        newer = make_unit(concept=concept, valid_from=dt.date(2024, 4, 6)) if superseded else None
         unit = make_unit(
             concept=concept,
             valid_from=case["valid_from"],
             valid_to=case["valid_to"],
-            superseded_by=newer if superseded else None,
+            superseded_by=newer,
             superseded_date=case.get("superseded_date"),
         )
         units.append(unit)
