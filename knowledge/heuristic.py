@@ -7,8 +7,9 @@ are linked to the unit they illustrate; validity comes from tax-year phrases in 
 its table header, its section, the page, and only then from the page file's stated period
 or publication date (each unit records which). Concepts are bound by MiniLM similarity to
 the concept descriptions of the page's categories, only when the best beats the runner-up
-by a margin; otherwise the unit goes to triage with its candidates. Everything it makes is
-labelled provider=heuristic.
+by a margin; otherwise the unit goes to triage with its candidates. It also answers the
+superseding detector's question (same rule at different times?) from types, structured values
+and dates (knowledge.unitcompare). Everything it makes is labelled provider=heuristic.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from knowledge.llm import PageContext, PageInput, ProviderError, UnitProposal, Usage
+from knowledge.llm import (
+    Adjudication,
+    PageContext,
+    PageInput,
+    ProviderError,
+    UnitProposal,
+    UnitText,
+    Usage,
+)
 from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
     STOPWORDS,
@@ -32,6 +41,7 @@ from knowledge.textfacts import (
     hint_validity,
     period_in,
 )
+from knowledge.unitcompare import heuristic_adjudicate
 
 BINDING_MARGIN = 0.005  # calibrated on the gold thresholds: see the closing note of issue 4
 _HOWTO = re.compile(
@@ -86,6 +96,7 @@ class Line:
 class HeuristicProvider:
     name = "heuristic"
     prompt_version = "heuristic-v1"
+    adjudicate_model = "heuristic-v1"
 
     def __init__(self, embedder=None, margin: float = BINDING_MARGIN):
         self._embedder = embedder
@@ -130,6 +141,11 @@ class HeuristicProvider:
             slug: float(np.mean(sorted(values, reverse=True)[:3]))
             for slug, values in by_category.items()
         }
+
+    # --- superseding ----------------------------------------------------------------------
+
+    def adjudicate_superseding(self, *, older: UnitText, newer: UnitText) -> Adjudication:
+        return heuristic_adjudicate(older=older, newer=newer)
 
     # --- pass 2 ---------------------------------------------------------------------------
 

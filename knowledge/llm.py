@@ -1,6 +1,7 @@
-"""The one door to chat language models, and the provider interface for extraction.
+"""The one door to chat language models, and the provider interface for extraction and
+superseding adjudication.
 
-Two providers answer the same two passes: `openai` (any OpenAI-compatible endpoint, with
+Two providers answer the same questions: `openai` (any OpenAI-compatible endpoint, with
 structured outputs) and `heuristic` (offline and deterministic, in knowledge.heuristic;
 everything it makes is labelled provider=heuristic). Prompts are versioned files in
 knowledge/prompts/.
@@ -15,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from knowledge.validation import first_error
 
@@ -71,6 +72,25 @@ class LlmUnits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     units: list[LlmUnit]
+
+
+class LlmAdjudication(BaseModel):
+    """The model's verdict on two units. It says nothing about which one is newer: the
+    detector decides that from dates, never from the model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    same_rule: bool
+    confidence: float
+    rationale: str = Field(min_length=1)
+
+    @field_validator("confidence")
+    @classmethod
+    def _a_share(cls, value: float) -> float:
+        # Kept out of the JSON schema (strict outputs reject bounds on some endpoints).
+        if not 0 <= value <= 1:
+            raise ValueError("confidence must be between 0 and 1")
+        return value
 
 
 @dataclass
@@ -132,6 +152,31 @@ class CategoryInfo:
     description: str
 
 
+@dataclass(frozen=True)
+class UnitText:
+    """What an adjudicator sees of one unit."""
+
+    unit_type: str
+    text: str
+    concept: str = ""  # "taxonomy_id: name"
+    value_amount: Decimal | None = None
+    value_unit: str = ""
+    value_period: str = ""
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+    source_url: str = ""
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """Are two units the same rule at different times? `confidence` is in 0..1."""
+
+    same_rule: bool
+    confidence: float
+    rationale: str
+    usage: Usage = field(default_factory=Usage)
+
+
 class Provider(Protocol):
     name: str
     prompt_version: str
@@ -143,6 +188,8 @@ class Provider(Protocol):
     def extract_units(
         self, *, page: PageInput, context: PageContext, concepts: list[ConceptInfo]
     ) -> tuple[list[UnitProposal], Usage]: ...
+
+    def adjudicate_superseding(self, *, older: UnitText, newer: UnitText) -> Adjudication: ...
 
 
 def get_provider(name: str | None = None) -> Provider:
@@ -177,6 +224,24 @@ def units_prompt(*, page: PageInput, context: PageContext, concepts: list[Concep
     return prompt_template("extract_units").format(
         context=context.model_dump_json(), concepts=listing, title=page.title, text=page.text
     )
+
+
+def adjudicate_prompt(*, older: UnitText, newer: UnitText) -> str:
+    return prompt_template("adjudicate").format(
+        concept=older.concept or newer.concept, older=_unit_block(older), newer=_unit_block(newer)
+    )
+
+
+def _unit_block(unit: UnitText) -> str:
+    lines = [f"type: {unit.unit_type}", f"text: {unit.text}"]
+    if unit.value_amount is not None:
+        period = f" per {unit.value_period.replace('_', ' ')}" if unit.value_period else ""
+        lines.append(f"value: {unit.value_amount.normalize():f} {unit.value_unit}{period}")
+    lines.append(f"valid from: {unit.valid_from or 'not stated'}")
+    lines.append(f"valid to: {unit.valid_to or 'not stated'}")
+    if unit.source_url:
+        lines.append(f"source: {unit.source_url}")
+    return "\n".join(lines)
 
 
 def strict_schema(model: type[BaseModel]) -> dict:
@@ -217,10 +282,13 @@ class OpenAIProvider:
     name = "openai"
     prompt_version = PROMPT_VERSION
 
-    def __init__(self, *, client, context_model: str, extract_model: str):
+    def __init__(
+        self, *, client, context_model: str, extract_model: str, adjudicate_model: str = ""
+    ):
         self.client = client
         self.context_model = context_model
         self.extract_model = extract_model
+        self.adjudicate_model = adjudicate_model or extract_model
 
     @classmethod
     def from_settings(cls) -> OpenAIProvider:
@@ -237,6 +305,7 @@ class OpenAIProvider:
             client=client,
             context_model=settings.LLM_MODEL_CONTEXT,
             extract_model=settings.LLM_MODEL_EXTRACT,
+            adjudicate_model=settings.LLM_MODEL_ADJUDICATE,
         )
 
     def page_context(self, *, page, categories, concepts):
@@ -263,6 +332,16 @@ class OpenAIProvider:
             for unit in answer.units
         ]
         return proposals, usage
+
+    def adjudicate_superseding(self, *, older: UnitText, newer: UnitText) -> Adjudication:
+        prompt = adjudicate_prompt(older=older, newer=newer)
+        answer, usage = self._structured(prompt, LlmAdjudication, model=self.adjudicate_model)
+        return Adjudication(
+            same_rule=answer.same_rule,
+            confidence=answer.confidence,
+            rationale=answer.rationale,
+            usage=usage,
+        )
 
     def _structured(self, prompt: str, schema: type[BaseModel], *, model: str):
         import openai
