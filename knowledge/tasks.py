@@ -95,7 +95,13 @@ def extract_job(job_id: int) -> None:
 
 @shared_task
 def embed_units() -> int:
+    """Embed what changed; when new unit vectors were stored, tell whoever listens (the
+    superseding detector, in curation) through `knowledge.signals.units_embedded`."""
     from knowledge.services.embed import concepts_embed, units_embed
+    from knowledge.signals import units_embedded
 
     concepts_embed()
-    return units_embed()
+    embedded = units_embed()
+    if embedded:
+        units_embedded.send(sender=embed_units, count=embedded)
+    return embedded

@@ -60,14 +60,21 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     return number
 
 
-def env_float(name: str, default: float) -> float:
+def env_float(
+    name: str, default: float, *, minimum: float | None = None, maximum: float | None = None
+) -> float:
     value = _raw(name)
     if value is None:
         return default
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise _bad(name, value, "a number") from None
+    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        low = "" if minimum is None else f" >= {minimum}"
+        high = "" if maximum is None else f" <= {maximum}"
+        raise _bad(name, value, "a number" + low + (" and" if low and high else "") + high)
+    return number
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

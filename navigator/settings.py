@@ -156,6 +156,13 @@ API_THROTTLE_RATE = env_str("API_THROTTLE_RATE", "60/m")
 
 # --- curation ----------------------------------------------------------------------------------
 QUALITY_MISPLACED_MARGIN = env_float("QUALITY_MISPLACED_MARGIN", 0.10)
+# Superseding detector stages (inside a concept): a pair whose texts are more alike than this
+# (and state the same figures and dates) is a duplicate, left to the dedup job ...
+SUPERSEDING_DUPLICATE_SIMILARITY = env_float(
+    "SUPERSEDING_DUPLICATE_SIMILARITY", 0.98, minimum=0.0, maximum=1.0
+)
+# ... and a pair whose unit vectors are less alike than this is not worth adjudicating.
+SUPERSEDING_MIN_COSINE = env_float("SUPERSEDING_MIN_COSINE", 0.80, minimum=-1.0, maximum=1.0)
 
 # --- gov.uk -----------------------------------------------------------------------------
 

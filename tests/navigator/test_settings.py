@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from navigator.env import env_bool, env_int, env_list, env_str, env_url
+from navigator.env import env_bool, env_float, env_int, env_list, env_str, env_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,6 +51,11 @@ def test_demo_mode_is_refused_in_production():
         ("CELERY_TASK_TIME_LIMIT", "ten", lambda: env_int("CELERY_TASK_TIME_LIMIT", 600)),
         ("CELERY_TASK_TIME_LIMIT", "0", lambda: env_int("CELERY_TASK_TIME_LIMIT", 600, minimum=1)),
         ("DATABASE_URL", "mysql://x/y", lambda: env_url("DATABASE_URL", schemes=("postgres",))),
+        (
+            "SUPERSEDING_MIN_COSINE",
+            "1.5",
+            lambda: env_float("SUPERSEDING_MIN_COSINE", 0.8, minimum=-1.0, maximum=1.0),
+        ),
         (
             "LLM_PROVIDER",
             "gpt",

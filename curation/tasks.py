@@ -1,0 +1,17 @@
+"""Celery tasks of curation: thin, taking ids, each calling one service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from curation.detection import DetectionFailed, superseding_detect
+
+
+@shared_task(acks_late=True)
+def detect_superseding(concept_id: int | None = None) -> int:
+    """Run the superseding detector; returns the run id. Safe to redeliver: units already
+    compared are skipped and a pair is stored once. A failure is recorded on the run."""
+    try:
+        return superseding_detect(concept_id=concept_id).pk
+    except DetectionFailed as exc:
+        return exc.run.pk
