@@ -4,6 +4,7 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
+from curation.models import DetectionRun, SupersedingCandidate
 from knowledge.models import (
     ConceptAlias,
     ExtractionItem,
@@ -44,6 +45,12 @@ def one_of_each(db):
     QualityFlag.objects.create(unit=unit, kind="superseded_snapshot", reason="newer version")
     token, _ = api_token_create(name="admin test")
     QueryLog.objects.create(token=token, endpoint="/api/v1/search", status_code=200, query="isa")
+    detection = DetectionRun.objects.create(provider="heuristic")
+    SupersedingCandidate.objects.create(
+        older=unit, newer=make_unit(concept=unit.concept), concept=unit.concept, run=detection,
+        text_similarity=0.9, cosine=0.9, same_rule=True, confidence=0.8, rationale="r",
+        adjudicator="heuristic", newer_basis="later valid_from",
+    )  # fmt: skip
 
 
 def registered_models():

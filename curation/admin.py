@@ -1,0 +1,47 @@
+from django.contrib import admin
+
+from curation.detection import farther_pairs
+from curation.models import DetectionRun, SupersedingCandidate
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records written by services only: operators look, they do not edit here."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(DetectionRun)
+class DetectionRunAdmin(ReadOnlyAdmin):
+    """The superseding detector's runs, with the funnel of what each stage let through."""
+
+    list_display = [
+        "id", "status", "provider", "concept", "started_at", "concepts_checked", "new_units",
+        "pairs_considered", "pairs_known", "dropped_duplicates", "below_cosine",
+        "order_undecidable", "adjudicated_not_same", "farther", "adjudication_errors", "proposed",
+    ]  # fmt: skip
+    list_filter = ["status", "provider"]
+    list_select_related = ["concept"]
+    readonly_fields = ["farther"]
+
+    @admin.display(description="farther pairs")
+    def farther(self, obj):
+        """Same-rule pairs not asked about: a nearer version of the rule was proposed."""
+        return farther_pairs(obj)
+
+
+@admin.register(SupersedingCandidate)
+class SupersedingCandidateAdmin(ReadOnlyAdmin):
+    list_display = [
+        "id", "concept", "older", "newer", "status", "confidence", "cosine", "text_similarity",
+        "adjudicator", "newer_basis", "created_at",
+    ]  # fmt: skip
+    list_filter = ["status", "adjudicator", "newer_basis"]
+    search_fields = ["concept__taxonomy_id", "older__text", "newer__text", "rationale"]
+    list_select_related = ["concept", "older", "newer"]
