@@ -541,18 +541,23 @@ def _dating_error(outcome: Outcome) -> DatingError:
     )
 
 
+def _consecutive(outcomes: list[Outcome]) -> list[tuple[Outcome, Outcome]]:
+    """(older, newer) outcomes of consecutive printed values of each fact."""
+    by_fact: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in outcomes:
+        by_fact[outcome.target.fact.fact_id].append(outcome)
+    steps = []
+    for items in by_fact.values():
+        items.sort(key=lambda o: o.target.value.valid_from)
+        steps.extend(pairwise(items))
+    return steps
+
+
 def _chains(outcomes: list[Outcome]) -> tuple[ChainCheck, ...]:
     """Consecutive printed values of a fact: is an older unit superseded by a newer one in the
     newer value's year? Units are taken by amount and category only, since superseding is
     what should correct an older unit's open end."""
-    by_fact: dict[str, list[Outcome]] = defaultdict(list)
-    for outcome in outcomes:
-        by_fact[outcome.target.fact.fact_id].append(outcome)
-    checks = []
-    for items in by_fact.values():
-        items.sort(key=lambda o: o.target.value.valid_from)
-        checks.extend(_chain_check(older, newer) for older, newer in pairwise(items))
-    return tuple(checks)
+    return tuple(_chain_check(older, newer) for older, newer in _consecutive(outcomes))
 
 
 def _chain_check(older: Outcome, newer: Outcome) -> ChainCheck:
@@ -574,6 +579,39 @@ def _chain_check(older: Outcome, newer: Outcome) -> ChainCheck:
         newer_units=len(newer.candidates),
         marked=marked,
     )
+
+
+@dataclass(frozen=True)
+class ChainStep:
+    """One step of a gold superseding chain, with the units holding each end's amount
+    (by amount and category only, any dates)."""
+
+    fact_id: str
+    older_value: Decimal
+    older_valid_from: dt.date
+    newer_value: Decimal
+    newer_valid_from: dt.date
+    older_unit_ids: frozenset[int]
+    newer_unit_ids: frozenset[int]
+
+
+def chain_steps(*, gold_path: Path) -> list[ChainStep]:
+    """Every step (consecutive printed values of one fact) of the gold's chains, with the
+    alive threshold units that hold each value: what a superseding proposal should pair."""
+    targets = targets_build(facts=gold_load(path=gold_path))
+    outcomes = outcomes_score(targets=targets, units=threshold_units())
+    return [
+        ChainStep(
+            fact_id=older.target.fact.fact_id,
+            older_value=older.target.value.value,
+            older_valid_from=older.target.value.valid_from,
+            newer_value=newer.target.value.value,
+            newer_valid_from=newer.target.value.valid_from,
+            older_unit_ids=frozenset(u.id for u in older.candidates),
+            newer_unit_ids=frozenset(u.id for u in newer.candidates),
+        )
+        for older, newer in _consecutive(outcomes)
+    ]
 
 
 def threshold_recall(*, gold_path: Path) -> ThresholdReport:
