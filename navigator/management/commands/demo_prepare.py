@@ -10,7 +10,10 @@ from navigator.services import demo_api_token
 
 
 class Command(BaseCommand):
-    help = "Everything `make demo` does before serving: migrate, taxonomy, users, ingest, extract, embed."
+    help = (
+        "Everything `make demo` does before serving: migrate, taxonomy, users, ingest, extract, "
+        "embed, superseding detection."
+    )
 
     def handle(self, *args, **options):
         started = time.perf_counter()
@@ -21,6 +24,7 @@ class Command(BaseCommand):
             ("ingest", {"from_dir": Path(settings.BASE_DIR) / "fixtures" / "govuk"}),
             ("extract", {"all": True}),
             ("embed", {}),
+            ("detect_superseding", {"quiet_progress": True}),
         ]
         for name, kwargs in steps:
             self.stdout.write(self.style.MIGRATE_HEADING(f"== {name}"))
