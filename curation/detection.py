@@ -40,7 +40,7 @@ from django.utils import timezone
 from curation.models import DetectionRun, SupersedingCandidate, UnitDetectorCheck
 from knowledge.llm import Provider, ProviderError, ProviderTransientError, UnitText, get_provider
 from knowledge.models import AtomicUnit
-from knowledge.unitcompare import figures, text_similarity
+from knowledge.unitcompare import near_identical, text_similarity
 
 FUNNEL = (
     "concepts_checked",
@@ -305,9 +305,9 @@ def _pairs(new: list[DetectorUnit], units: list[DetectorUnit]):
 
 def _screen(*, work: _Pass, a: DetectorUnit, b: DetectorUnit) -> Screened:
     """The cheap stages (duplicate, cosine, order) for one pair; counts nothing."""
-    similarity = text_similarity(a.text.text, b.text.text)
-    if similarity > work.duplicate_similarity and figures(a.text.text) == figures(b.text.text):
+    if near_identical(a.text.text, b.text.text, threshold=work.duplicate_similarity):
         return Screened("duplicate", order=unit_order(a, b))
+    similarity = text_similarity(a.text.text, b.text.text)
     cosine = float(np.dot(a.vector, b.vector))
     if cosine < work.min_cosine:
         return Screened("below_cosine")

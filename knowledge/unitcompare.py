@@ -49,6 +49,13 @@ def figures(text: str) -> tuple:
     return amounts, periods, numbers, months
 
 
+def near_identical(a: str, b: str, *, threshold: float) -> bool:
+    """Duplicates, not versions: texts alike above `threshold` that state the same figures
+    ('£12,500' and '£12,570' never are). The superseding detector's stage 1 and the dedup
+    job's rule."""
+    return text_similarity(a, b) > threshold and figures(a) == figures(b)
+
+
 def masked(text: str) -> str:
     """The normalised text with amounts, dates, years and month names replaced by `#`. Other
     numbers stay: they name things ('18 to 20' and '21 to 24' are two age bands)."""

@@ -16,7 +16,13 @@ from knowledge.llm import (
     ProviderTransientError,
     UnitText,
 )
-from knowledge.unitcompare import figures, masked, masked_similarity, text_similarity
+from knowledge.unitcompare import (
+    figures,
+    masked,
+    masked_similarity,
+    near_identical,
+    text_similarity,
+)
 from tests.fake_openai import fake_openai_fixture  # noqa: F401
 
 
@@ -53,6 +59,13 @@ def test_figures_differ_when_an_amount_percentage_number_or_date_differs():
         original = {"£12,500": "£12,570", "21%": "20%", "7 April 2024": "6 April 2024",
                     "16 or over": "18 or over", "6 May 2024": "6 April 2024"}[changed]  # fmt: skip
         assert figures(base) != figures(base.replace(original, changed)), changed
+
+
+def test_near_identical_needs_alike_texts_and_the_same_figures():
+    text = "The standard Personal Allowance is {} a year for most people in the UK."
+    assert near_identical(text.format("£12,570"), text.format("£12,570") + " ", threshold=0.98)
+    assert not near_identical(text.format("£12,500"), text.format("£12,570"), threshold=0.98)
+    assert not near_identical(text.format("£12,570"), "Something else.", threshold=0.98)
 
 
 def test_masking_hides_amounts_and_dates_but_keeps_other_numbers():
