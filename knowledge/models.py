@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.conf import settings
+from django.contrib.postgres.expressions import ArraySubquery
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Case, F, Q, Value, When
@@ -167,15 +168,14 @@ class PageSnapshot(models.Model):
 
 class AtomicUnitQuerySet(models.QuerySet):
     def with_sightings(self) -> AtomicUnitQuerySet:
-        """Prefetch the other pages that state each unit (its also_found_in), in one query."""
-        return self.prefetch_related(
-            models.Prefetch(
-                "sightings",
-                queryset=UnitSighting.objects.select_related("source").only(
-                    "unit_id", "source__url", "snapshot_id"
-                ),
-            )
+        """Annotate `also_found_in_urls`: the other pages that state each unit, in the same
+        query (a correlated array over the sightings' unit index)."""
+        urls = (
+            UnitSighting.objects.filter(unit=models.OuterRef("pk"))
+            .order_by("source__url")
+            .values("source__url")
         )
+        return self.annotate(also_found_in_urls=ArraySubquery(urls))
 
     def alive(self) -> AtomicUnitQuerySet:
         """Units in the knowledge base (not removed by a flag-for-deletion decision)."""

@@ -129,10 +129,12 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
     category_ids = _category_ids(params.categories)
     limit = 2 * params.k
     with transaction.atomic():
-        _tune_index_scans()
+        # The concept index is a tenth of the unit index and only its top few matter.
+        _tune_index_scans(settings.RETRIEVAL_CONCEPT_EF_SEARCH)
         concept_rows = _nearest_concepts(
             vector_text, floor=floor, limit=max(limit, 10), category_ids=category_ids
         )
+        _tune_index_scans()
         unit_rows = _nearest_units(
             vector_text, floor=floor, limit=limit * 10, category_ids=category_ids,
             day=day if visible_only else None,
@@ -169,7 +171,7 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
             url
             for hit in hits
             for u in hit.units
-            for url in [u.unit.source.url, *(s.source.url for s in u.unit.sightings.all())]
+            for url in [u.unit.source.url, *u.unit.also_found_in_urls]
         )
     )
     timings["assemble"] = _ms(step)
@@ -227,14 +229,14 @@ def _category_ids(slugs: list[str]) -> list[int] | None:
 # --- SQL: nearest neighbours over HNSW, floor applied to the candidates -----------------------
 
 
-def _tune_index_scans() -> None:
+def _tune_index_scans(ef_search: int | None = None) -> None:
     """Filtered HNSW scans keep searching until enough rows pass the filter (pgvector 0.8).
     Both settings in one round trip, for this transaction only (SET LOCAL)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT set_config('hnsw.ef_search', %s, true),"
             " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-            [str(settings.RETRIEVAL_EF_SEARCH)],
+            [str(ef_search or settings.RETRIEVAL_EF_SEARCH)],
         )
 
 

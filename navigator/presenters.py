@@ -34,7 +34,8 @@ def unit_payload(unit: AtomicUnit, *, status: str, part_url: str = "", similarit
             "snapshot_date": unit.snapshot.fetched_at,
         },
         "source_url": unit.source.url,
-        "also_found_in": [sighting.source.url for sighting in unit.sightings.all()],
+        "also_found_in": getattr(unit, "also_found_in_urls", None)
+        or [sighting.source.url for sighting in unit.sightings.all()],
         "part_url": part_url or unit_part_url(unit),
         "provider": unit.provider,
         "review_status": unit.review_status,

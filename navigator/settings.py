@@ -152,6 +152,7 @@ RETRIEVAL_THRESHOLDS = {
 RETRIEVAL_MODE = env_str("RETRIEVAL_MODE", "units", choices=("concept", "units", "both"))
 RETRIEVAL_HYBRID = env_bool("RETRIEVAL_HYBRID", False)
 RETRIEVAL_EF_SEARCH = env_int("RETRIEVAL_EF_SEARCH", 400, minimum=10)
+RETRIEVAL_CONCEPT_EF_SEARCH = env_int("RETRIEVAL_CONCEPT_EF_SEARCH", 100, minimum=10)
 API_THROTTLE_RATE = env_str("API_THROTTLE_RATE", "60/m")
 
 # --- curation ----------------------------------------------------------------------------------

@@ -78,7 +78,9 @@ def tax_year(start_year: int) -> tuple[dt.date, dt.date]:
     return dt.date(start_year, 4, 6), dt.date(start_year + 1, 4, 5)
 
 
-def make_candidate(*, older: AtomicUnit | None = None, newer: AtomicUnit | None = None, **overrides):
+def make_candidate(
+    *, older: AtomicUnit | None = None, newer: AtomicUnit | None = None, **overrides
+):
     """A pending superseding proposal: `newer` replaces `older` (same concept)."""
     from curation.models import SupersedingCandidate
 

@@ -20,12 +20,20 @@ from django.db import models, transaction
 from django.utils.dateparse import parse_date, parse_datetime
 
 from curation.models import AuditEvent, SupersedingCandidate
-from knowledge.models import AtomicUnit, Concept, ConceptAlias, ExtractionItem, QualityFlag
+from knowledge.models import (
+    AtomicUnit,
+    Concept,
+    ConceptAlias,
+    ExtractionItem,
+    QualityFlag,
+    UnitSighting,
+)
 
 RECORD_KINDS: dict[str, type[models.Model]] = {
     "unit": AtomicUnit,
     "item": ExtractionItem,
     "flag": QualityFlag,
+    "sighting": UnitSighting,
     "candidate": SupersedingCandidate,
     "concept": Concept,
     "alias": ConceptAlias,

@@ -53,3 +53,19 @@ def test_local_model_gives_normalised_384_dimensional_vectors():
     assert vectors.shape == (2, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert float(vectors[0] @ vectors[1]) < 0.9
+
+
+def test_token_counts_from_cached_words_equal_the_tokenizer_s(monkeypatch):
+    from knowledge import embeddings
+
+    texts = [
+        "- You can save up to £20,000 (valid 2024-04-06 to now) [historical on 2025-01-01]",
+        "Source: https://www.gov.uk/individual-savings-accounts/how-isas-work",
+        "naïve café — “quotes”, ½ and 10%… tax-free; Married Couple's Allowance",
+        "",
+        "   spaces   and\ttabs\nnewlines   ",
+    ]
+    expected = [embeddings.count_tokens(text) for text in texts]
+    assert embeddings.count_tokens_each(texts) == expected
+    monkeypatch.setattr(embeddings, "_WORD_CACHE_LIMIT", 3)  # forces the cache to refill
+    assert embeddings.count_tokens_each(texts) == expected
