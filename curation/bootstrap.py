@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
+from curation.services.audit import audit_record, states_of
+from curation.services.taxonomy import require_editor
 from knowledge.models import Category, Concept, ConceptAlias, ExtractionRun, PageSnapshot, Source
 from knowledge.services.extract import snapshot_reextract_for_category
 from knowledge.services.ingest import snapshot_recency
@@ -27,6 +29,7 @@ GENERIC_HEADINGS = frozenset((
 ))  # fmt: skip
 _WORD = re.compile(r"[a-z][a-z']+")
 MAX_PROPOSALS = 40
+PROPOSAL_FIELDS = ("taxonomy_id", "category", "name", "description", "status")
 
 
 class BootstrapRefused(ValueError):
@@ -138,9 +141,12 @@ def _proposal(prefix: str, phrase: str, found: str, pages: int, *, source: str) 
 
 def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
                        url_prefixes: list[str] | None = None, limit: int = 15,
-                       dry_run: bool = False) -> BootstrapReport:  # fmt: skip
+                       dry_run: bool = False, user=None) -> BootstrapReport:  # fmt: skip
     """Store the proposals as `proposed` concepts of the category (ids already taken by a
-    concept or an alias are reported, not overwritten). Idempotent."""
+    concept or an alias are reported, not overwritten), with one audit event that reverts
+    them. Idempotent. `user` None is the command line (an operator); else an editor."""
+    if user is not None:
+        require_editor(user)
     if not 1 <= limit <= MAX_PROPOSALS:
         raise BootstrapRefused(f"limit: between 1 and {MAX_PROPOSALS}")
     category = _category(category_slug)
@@ -159,15 +165,23 @@ def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
     taken = set(Concept.objects.values_list("taxonomy_id", flat=True))
     taken |= set(ConceptAlias.objects.values_list("alias", flat=True))
     with transaction.atomic():
+        created = []
         for proposal in proposals:
             if proposal.taxonomy_id in taken:
                 report.existing.append(proposal.taxonomy_id)
                 continue
-            Concept.objects.create(
+            created.append(Concept.objects.create(
                 taxonomy_id=proposal.taxonomy_id, category=category, name=proposal.name,
                 description=proposal.description, status=Concept.Status.PROPOSED,
-            )  # fmt: skip
+            ))  # fmt: skip
             report.proposed.append(proposal.taxonomy_id)
+        if created:
+            audit_record(
+                actor=user, action="concept.propose", target=category,
+                summary=f"Bootstrap (heuristic) proposed {len(created)} concept(s) for {category.slug}",
+                before={"concept": {str(c.pk): None for c in created}},
+                after={"concept": states_of(created, PROPOSAL_FIELDS)},
+            )  # fmt: skip
         if dry_run:
             transaction.set_rollback(True)
     return report
@@ -181,11 +195,13 @@ class ReextractReport:
 
 
 def category_reextract(*, category_slug: str, url_prefixes: list[str] | None = None,
-                       provider=None) -> ReextractReport:  # fmt: skip
+                       provider=None, user=None) -> ReextractReport:  # fmt: skip
     """Extract the category's pages again so their facts bind to its (newly approved)
     concepts; a page already re-extracted for this state of the taxonomy costs nothing."""
     from knowledge.services.embed import concepts_embed
 
+    if user is not None:
+        require_editor(user)
     category = _category(category_slug)
     if not category.concepts.filter(status=Concept.Status.ACTIVE).exists():
         raise BootstrapRefused(f"category {category_slug}: approve some concepts first")

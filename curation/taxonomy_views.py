@@ -509,6 +509,7 @@ def bootstrap_propose(request: HttpRequest, slug: str) -> HttpResponse:
             prefix=request.POST.get("prefix", "").strip() or None,
             url_prefixes=_url_prefixes(request),
             limit=int(limit),
+            user=request.user,
         )
     except BootstrapRefused as exc:
         notice = _refused("No concepts were proposed", exc)
@@ -535,7 +536,9 @@ def bootstrap_reextract(request: HttpRequest, slug: str) -> HttpResponse:
     for this state of the taxonomy costs nothing)."""
     category = _category_or_404(slug)
     try:
-        report = category_reextract(category_slug=slug, url_prefixes=_url_prefixes(request))
+        report = category_reextract(
+            category_slug=slug, url_prefixes=_url_prefixes(request), user=request.user
+        )
     except BootstrapRefused as exc:
         notice = _refused("Nothing was re-extracted", exc)
     else:

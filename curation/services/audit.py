@@ -16,12 +16,14 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
+from django.db.models import ProtectedError
 from django.utils.dateparse import parse_date, parse_datetime
 
 from curation.models import AuditEvent, SupersedingCandidate
 from knowledge.models import (
     AtomicUnit,
+    Category,
     Concept,
     ConceptAlias,
     ExtractionItem,
@@ -36,6 +38,7 @@ RECORD_KINDS: dict[str, type[models.Model]] = {
     "sighting": UnitSighting,
     "candidate": SupersedingCandidate,
     "concept": Concept,
+    "category": Category,
     "alias": ConceptAlias,
 }
 
@@ -145,7 +148,13 @@ def _write_fields(records: dict, values: dict) -> None:
         for pk, fields in by_pk.items():
             instance = records[kind][pk]
             if fields is None:
-                instance.delete()
+                try:
+                    with transaction.atomic():
+                        instance.delete()
+                except (ProtectedError, IntegrityError):
+                    raise RevertRefused(
+                        f"{kind} {pk} is used by a later change; revert that first"
+                    ) from None
                 continue
             if instance is None:
                 instance = model(pk=int(pk))

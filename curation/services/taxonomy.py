@@ -83,12 +83,12 @@ def units_place(units: list[AtomicUnit], target: Concept) -> tuple[dict, dict]:
 def concept_rename(*, concept_id: int, new_id: str, user, note: str = "") -> AuditEvent:
     """A new taxonomy id; the old one stays as an alias that keeps resolving."""
     require_editor(user)
-    new_id = _valid_new_id(new_id)
     with transaction.atomic():
         concept = Concept.objects.select_for_update().get(pk=concept_id)
         old_id = concept.taxonomy_id
-        if new_id == old_id:
+        if (new_id or "").strip() == old_id:
             raise TaxonomyChangeRefused("taxonomy_id: that is already its id")
+        new_id = _valid_new_id(new_id)
         before = {"concept": states_of([concept], ["taxonomy_id"])}
         after_aliases, before_aliases = _alias_swap(concept, old_id=old_id, new_id=new_id)
         concept.taxonomy_id = new_id

@@ -71,3 +71,29 @@ def test_the_commands_report_and_refuse_bad_arguments(new_category, capsys):
         call_command("bootstrap_concepts", new_category.slug, pages=[PAGE], prefix="Bad Prefix")
     with pytest.raises(CommandError, match="approve some concepts"):
         call_command("reextract_category", new_category.slug, pages=[PAGE])
+
+
+def test_proposals_are_audited_editors_only_and_revert(new_category, editor, expert):
+    from django.core.exceptions import PermissionDenied
+
+    from curation.models import AuditEvent
+    from curation.services.taxonomy import taxonomy_change_revert
+
+    with pytest.raises(PermissionDenied):
+        concepts_bootstrap(category_slug=new_category.slug, url_prefixes=[PAGE], user=expert)
+    concepts_bootstrap(
+        category_slug=new_category.slug, url_prefixes=[PAGE], prefix="lisa", user=editor
+    )
+    event = AuditEvent.objects.get(action="concept.propose")
+    assert event.actor == editor and len(event.after["concept"]) >= 3
+    taxonomy_change_revert(event_id=event.pk, user=editor)
+    assert not Concept.objects.filter(category=new_category).exists()
+
+
+def test_renaming_to_its_own_id_says_so(editor):
+    from curation.services.taxonomy import TaxonomyChangeRefused
+    from tests.factories import make_concept
+
+    concept = make_concept(taxonomy_id="isa.same_id")
+    with pytest.raises(TaxonomyChangeRefused, match="already its id"):
+        concept_rename(concept_id=concept.pk, new_id="isa.same_id", user=editor)

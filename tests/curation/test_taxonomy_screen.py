@@ -287,8 +287,7 @@ def test_renaming_keeps_the_old_id_as_an_alias(editor_client, isa):
     [
         ("Not Dotted", "lower-case dotted words"),
         ("isa.allowance", "isa.allowance is another concept&#x27;s id"),
-        # The service checks "taken" before "same id", so it words this one as taken too.
-        ("isa.junior.allowance", "taxonomy_id: isa.junior.allowance"),
+        ("isa.junior.allowance", "taxonomy_id: that is already its id"),
     ],
 )
 def test_a_bad_rename_says_why(editor_client, isa, new_id, message):
@@ -597,8 +596,8 @@ def test_re_extraction_needs_approved_concepts(editor_client):
 def test_re_extraction_reports_what_it_made(editor_client, isa, monkeypatch):
     asked = {}
 
-    def reextract(*, category_slug, url_prefixes=None):
-        asked.update(category_slug=category_slug, url_prefixes=url_prefixes)
+    def reextract(*, category_slug, url_prefixes=None, user=None):
+        asked.update(category_slug=category_slug, url_prefixes=url_prefixes, user=user)
         return ReextractReport(pages=2, units_made=5, runs=[1, 2])
 
     monkeypatch.setattr(taxonomy_views, "category_reextract", reextract)
