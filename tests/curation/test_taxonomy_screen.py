@@ -597,7 +597,7 @@ def test_re_extraction_reports_what_it_made(editor_client, isa, monkeypatch):
     asked = {}
 
     def reextract(*, category_slug, url_prefixes=None, user=None):
-        asked.update(category_slug=category_slug, url_prefixes=url_prefixes, user=user)
+        asked.update(category_slug=category_slug, url_prefixes=url_prefixes, user=user.username)
         return ReextractReport(pages=2, units_made=5, runs=[1, 2])
 
     monkeypatch.setattr(taxonomy_views, "category_reextract", reextract)
@@ -608,6 +608,7 @@ def test_re_extraction_reports_what_it_made(editor_client, isa, monkeypatch):
     assert asked == {
         "category_slug": "isa",
         "url_prefixes": ["https://www.gov.uk/isa", "https://www.gov.uk/junior-isa"],
+        "user": "editor1",
     }
 
 
