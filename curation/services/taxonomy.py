@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
+from curation.detection import detector_checks_clear
 from curation.models import AuditEvent
 from curation.services.audit import audit_record, audit_revert, states_of
 from knowledge.models import AtomicUnit, Concept, ConceptAlias, taxonomy_id_validator
@@ -71,6 +72,8 @@ def units_place(units: list[AtomicUnit], target: Concept) -> tuple[dict, dict]:
         unit.concept, unit.ordinal = target, last + offset
         unit.save(update_fields=["concept", "ordinal", "updated_at"])
     touched = {unit.pk for unit in units}
+    # In their new concept they have new neighbours for the superseding detector to compare.
+    detector_checks_clear(unit_ids=list(touched))
     for concept_id in sources:
         touched |= set(concept_ordinals_renumber(concept_id=concept_id))
     after = states_of(AtomicUnit.objects.filter(pk__in=touched), PLACEMENT_FIELDS)

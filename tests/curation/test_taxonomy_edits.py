@@ -70,6 +70,18 @@ def test_moving_units_renumbers_both_concepts_and_reverts(two_concepts, editor):
     _revert_restores(event, editor, before)
 
 
+def test_a_moved_unit_is_compared_again_by_the_superseding_detector(two_concepts, editor):
+    from curation.models import DetectionRun, UnitDetectorCheck
+
+    junior, general, units = two_concepts
+    run = DetectionRun.objects.create(provider="heuristic")
+    for unit in units:
+        UnitDetectorCheck.objects.create(unit=unit, run=run)
+    units_move(unit_ids=[units[0].pk], concept_id=general.pk, user=editor)
+    checked = set(UnitDetectorCheck.objects.values_list("unit_id", flat=True))
+    assert checked == {unit.pk for unit in units[1:]}
+
+
 def test_renaming_keeps_the_old_id_resolving_and_reverts(two_concepts, editor):
     junior, _, _ = two_concepts
     before = (_placement(), _concepts(), _aliases())
