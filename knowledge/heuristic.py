@@ -9,7 +9,8 @@ or publication date (each unit records which). Concepts are bound by MiniLM simi
 the concept descriptions of the page's categories, only when the best beats the runner-up
 by a margin; otherwise the unit goes to triage with its candidates. It also answers the
 superseding detector's question (same rule at different times?) from types, structured values
-and dates (knowledge.unitcompare). Everything it makes is labelled provider=heuristic.
+and dates (knowledge.unitcompare), and the quality job's (does a unit belong to its concept?)
+from the vectors. Everything it makes is labelled provider=heuristic.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ import numpy as np
 
 from knowledge.llm import (
     Adjudication,
+    ConceptInfo,
     PageContext,
     PageInput,
+    Placement,
     ProviderError,
     UnitProposal,
     UnitText,
@@ -73,6 +76,15 @@ _ORDERED = re.compile(r"^\d+\. ")
 _ROW_CELL = re.compile(r"(?:^|; )[^;:]{1,200}: ")
 
 
+_PLACEMENT = "Heuristic (embedding similarity, no LLM)"
+
+
+def _cosine(first, second) -> float:
+    a = np.asarray(first, dtype=np.float32)
+    b = np.asarray(second, dtype=np.float32)
+    return float(np.dot(a / np.linalg.norm(a), b / np.linalg.norm(b)))
+
+
 @dataclass
 class Line:
     start: int
@@ -98,9 +110,20 @@ class HeuristicProvider:
     prompt_version = "heuristic-v1"
     adjudicate_model = "heuristic-v1"
 
-    def __init__(self, embedder=None, margin: float = BINDING_MARGIN):
+    def __init__(
+        self, embedder=None, margin: float = BINDING_MARGIN, placement_margin: float | None = None
+    ):
         self._embedder = embedder
         self.margin = margin
+        self._placement_margin = placement_margin
+
+    @property
+    def placement_margin(self) -> float:
+        if self._placement_margin is None:
+            from django.conf import settings
+
+            return settings.QUALITY_MISPLACED_MARGIN
+        return self._placement_margin
 
     @property
     def embedder(self):
@@ -146,6 +169,35 @@ class HeuristicProvider:
 
     def adjudicate_superseding(self, *, older: UnitText, newer: UnitText) -> Adjudication:
         return heuristic_adjudicate(older=older, newer=newer)
+
+    # --- quality --------------------------------------------------------------------------
+
+    def check_unit_placement(
+        self, *, unit: UnitText, concept: ConceptInfo, alternatives: list[ConceptInfo]
+    ) -> Placement:
+        """Misplaced when the nearest alternative's vector is nearer the unit's than its own
+        concept's by at least the placement margin. `confidence` is that cosine gap, clipped
+        to 0..1: a rough signal, not calibrated."""
+        if unit.vector is None or concept.vector is None:
+            raise ProviderError("the placement check needs vectors: run `python manage.py embed`")
+        own = _cosine(unit.vector, concept.vector)
+        scored = [(c, _cosine(unit.vector, c.vector)) for c in alternatives if c.vector is not None]
+        usage = Usage(model="heuristic-v1")
+        if not scored:
+            return Placement(True, None, f"{_PLACEMENT}: no other concept to compare", 0.0, usage)
+        best, other = max(scored, key=lambda item: item[1])  # the first of equals, as ranked
+        gap = other - own
+        if gap < self.placement_margin:
+            reason = (
+                f"{_PLACEMENT}: nearest its concept {concept.taxonomy_id} ({own:.2f}) within "
+                f"the margin; next {best.taxonomy_id} ({other:.2f})"
+            )
+            return Placement(True, None, reason, min(1.0, max(0.0, -gap)), usage, round(gap, 4))
+        reason = (
+            f"{_PLACEMENT}: closer to {best.taxonomy_id} ({other:.2f}) than to its concept "
+            f"{concept.taxonomy_id} ({own:.2f})"
+        )
+        return Placement(False, best.taxonomy_id, reason, min(1.0, gap), usage, round(gap, 4))
 
     # --- pass 2 ---------------------------------------------------------------------------
 

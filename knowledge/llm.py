@@ -1,10 +1,11 @@
-"""The one door to chat language models, and the provider interface for extraction and
-superseding adjudication.
+"""The one door to chat language models, and the provider interface for extraction,
+superseding adjudication, the quality job's placement check and bootstrap proposals.
 
 Two providers answer the same questions: `openai` (any OpenAI-compatible endpoint, with
 structured outputs) and `heuristic` (offline and deterministic, in knowledge.heuristic;
 everything it makes is labelled provider=heuristic). Prompts are versioned files in
-knowledge/prompts/.
+knowledge/prompts/. Bootstrap proposals are the one question only `openai` answers here: the
+heuristic bootstrap reads stored pages as a whole and lives in curation.bootstrap.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import json
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from knowledge.validation import first_error
 
@@ -74,6 +75,16 @@ class LlmUnits(BaseModel):
     units: list[LlmUnit]
 
 
+def _a_share(value: float) -> float:
+    # Kept out of the JSON schema (strict outputs reject bounds on some endpoints).
+    if not 0 <= value <= 1:
+        raise ValueError("confidence must be between 0 and 1")
+    return value
+
+
+Share = Annotated[float, AfterValidator(_a_share)]
+
+
 class LlmAdjudication(BaseModel):
     """The model's verdict on two units. It says nothing about which one is newer: the
     detector decides that from dates, never from the model."""
@@ -81,16 +92,36 @@ class LlmAdjudication(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     same_rule: bool
-    confidence: float
+    confidence: Share
     rationale: str = Field(min_length=1)
 
-    @field_validator("confidence")
-    @classmethod
-    def _a_share(cls, value: float) -> float:
-        # Kept out of the JSON schema (strict outputs reject bounds on some endpoints).
-        if not 0 <= value <= 1:
-            raise ValueError("confidence must be between 0 and 1")
-        return value
+
+class LlmPlacement(BaseModel):
+    """The model's view of one unit: does it belong to its concept, or to one of the
+    alternatives listed (by taxonomy id)?"""
+
+    model_config = ConfigDict(extra="forbid")
+
+    belongs: bool
+    suggested_concept: str | None
+    confidence: Share
+    reason: str = Field(min_length=1)
+
+
+# Items are unchecked on purpose (no pattern or length here): a bad item is dropped and
+# counted by the caller, not a reason to throw the whole answer away.
+class LlmProposedConcept(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id_suffix: str
+    name: str
+    description: str
+
+
+class LlmConceptProposals(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    concepts: list[LlmProposedConcept]
 
 
 @dataclass
@@ -165,6 +196,17 @@ class UnitText:
     valid_from: dt.date | None = None
     valid_to: dt.date | None = None
     source_url: str = ""
+    vector: tuple[float, ...] | None = None  # the heuristic placement check compares these
+
+
+@dataclass(frozen=True)
+class PageDigest:
+    """What a bootstrap proposer reads of one page: its headings and the start of its text."""
+
+    title: str
+    url: str
+    headings: list[str]
+    excerpt: str
 
 
 @dataclass(frozen=True)
@@ -175,6 +217,31 @@ class Adjudication:
     confidence: float
     rationale: str
     usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Does a unit belong to its concept? `suggested` is the taxonomy id of one of the
+    alternatives the checker was given (None when the unit belongs, or fits none of them);
+    `confidence` is in 0..1; `margin` is how much nearer the suggestion's vector is than the
+    concept's (the heuristic's evidence; None from an LLM)."""
+
+    belongs: bool
+    suggested: str | None
+    reason: str
+    confidence: float
+    usage: Usage = field(default_factory=Usage)
+    margin: float | None = None
+
+
+@dataclass(frozen=True)
+class ProposedConcept:
+    """One concept an LLM proposes, as it said it: `id_suffix` is the taxonomy id without the
+    category's prefix. Not validated yet."""
+
+    id_suffix: str
+    name: str
+    description: str
 
 
 class Provider(Protocol):
@@ -190,6 +257,10 @@ class Provider(Protocol):
     ) -> tuple[list[UnitProposal], Usage]: ...
 
     def adjudicate_superseding(self, *, older: UnitText, newer: UnitText) -> Adjudication: ...
+
+    def check_unit_placement(
+        self, *, unit: UnitText, concept: ConceptInfo, alternatives: list[ConceptInfo]
+    ) -> Placement: ...
 
 
 def get_provider(name: str | None = None) -> Provider:
@@ -230,6 +301,37 @@ def adjudicate_prompt(*, older: UnitText, newer: UnitText) -> str:
     return prompt_template("adjudicate").format(
         concept=older.concept or newer.concept, older=_unit_block(older), newer=_unit_block(newer)
     )
+
+
+def placement_prompt(
+    *, unit: UnitText, concept: ConceptInfo, alternatives: list[ConceptInfo]
+) -> str:
+    return prompt_template("placement").format(
+        category=concept.category,
+        concept=_concept_line(concept),
+        unit=_unit_block(unit),
+        alternatives="\n".join(_concept_line(c) for c in alternatives),
+    )
+
+
+def bootstrap_prompt(
+    *, category: CategoryInfo, pages: list[PageDigest], existing: list[str], limit: int
+) -> str:
+    return prompt_template("bootstrap").format(
+        category=f"{category.slug}: {category.name} — {category.description}",
+        limit=limit,
+        existing="\n".join(existing) or "(none yet)",
+        pages="\n\n".join(_page_block(page) for page in pages),
+    )
+
+
+def _concept_line(concept: ConceptInfo) -> str:
+    return f"{concept.taxonomy_id}: {concept.name} — {concept.description}"
+
+
+def _page_block(page: PageDigest) -> str:
+    headings = "; ".join(page.headings) or "(none)"
+    return f"Page: {page.title}\nAddress: {page.url}\nHeadings: {headings}\nText: {page.excerpt}"
 
 
 def _unit_block(unit: UnitText) -> str:
@@ -282,6 +384,8 @@ class OpenAIProvider:
     name = "openai"
     prompt_version = PROMPT_VERSION
 
+    # The placement check is a judgement between given options, like adjudication, and
+    # uses that model; bootstrap reads page text, like extraction, and uses that one.
     def __init__(
         self, *, client, context_model: str, extract_model: str, adjudicate_model: str = ""
     ):
@@ -342,6 +446,38 @@ class OpenAIProvider:
             rationale=answer.rationale,
             usage=usage,
         )
+
+    def check_unit_placement(
+        self, *, unit: UnitText, concept: ConceptInfo, alternatives: list[ConceptInfo]
+    ) -> Placement:
+        """Raises ProviderError when the model suggests a concept it was not offered."""
+        prompt = placement_prompt(unit=unit, concept=concept, alternatives=alternatives)
+        answer, usage = self._structured(prompt, LlmPlacement, model=self.adjudicate_model)
+        offered = {c.taxonomy_id for c in alternatives}
+        if answer.suggested_concept is not None and answer.suggested_concept not in offered:
+            raise ProviderError(
+                f"the LLM suggested concept {answer.suggested_concept!r}, which is not one of "
+                f"the alternatives it was given ({', '.join(sorted(offered)) or 'none'})"
+            )
+        return Placement(
+            belongs=answer.belongs,
+            suggested=None if answer.belongs else answer.suggested_concept,
+            reason=answer.reason,
+            confidence=answer.confidence,
+            usage=usage,
+        )
+
+    def propose_concepts(
+        self, *, category: CategoryInfo, pages: list[PageDigest], existing: list[str], limit: int
+    ) -> tuple[list[ProposedConcept], Usage]:
+        """The concepts as the model proposed them: the caller validates each one."""
+        prompt = bootstrap_prompt(category=category, pages=pages, existing=existing, limit=limit)
+        answer, usage = self._structured(prompt, LlmConceptProposals, model=self.extract_model)
+        proposals = [
+            ProposedConcept(id_suffix=c.id_suffix, name=c.name, description=c.description)
+            for c in answer.concepts
+        ]
+        return proposals, usage
 
     def _structured(self, prompt: str, schema: type[BaseModel], *, model: str):
         import openai
