@@ -1,10 +1,15 @@
 """Quality job: does each unit belong to its concept?
 
-`heuristic` (offline, labelled as such): a unit whose vector is closer to another active
-concept of its category than to its own concept by at least the margin is flagged
-`misplaced`, with that concept suggested. Concept vectors are of the concept's own text
-(name + description), the same vectors search uses. A doubt an editor dismissed for the same
-suggestion is not raised again.
+Each unit is checked against its concept, with the category's active concepts nearest it (by
+vector) as the alternatives, by a provider's `check_unit_placement`:
+- `heuristic` (offline, labelled as such): a unit whose vector is closer to another active
+  concept of its category than to its own concept by at least the margin is flagged
+  `misplaced`, with that concept suggested;
+- `openai`: the model reads the unit, its concept and the alternatives and says whether it
+  belongs, and if not, which alternative (if any) it belongs to. A provider error on one unit
+  is counted and the job goes on.
+Concept vectors are of the concept's own text (name + description), the same vectors search
+uses. A doubt an editor dismissed for the same suggestion is not raised again.
 """
 
 from __future__ import annotations
@@ -17,9 +22,13 @@ import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from knowledge.heuristic import HeuristicProvider
+from knowledge.llm import ConceptInfo, Placement, Provider, ProviderError, UnitText, get_provider
 from knowledge.models import AtomicUnit, Category, Concept, QualityFlag
 
 HEURISTIC = "heuristic"
+ALTERNATIVES = 5  # the category's concepts nearest a unit that it is compared with
+ERRORS_KEPT = 5  # distinct provider errors kept for the report
 
 
 @dataclass
@@ -29,13 +38,31 @@ class QualityReport:
     already_open: int = 0
     dismissed_before: int = 0
     by_category: dict[str, int] = field(default_factory=dict)
+    provider: str = HEURISTIC
+    model: str = ""
+    provider_errors: int = 0  # units left unchecked because the provider's answer failed
+    errors: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class Doubt:
+    unit: AtomicUnit
+    suggested: Concept | None
+    reason: str
+    margin: float | None
 
 
 def quality_check(
     *, category_slug: str | None = None, margin: float | None = None,
-    progress: Callable[[int], None] = lambda done: None,
+    provider: str | None = None, progress: Callable[[int], None] = lambda done: None,
 ) -> QualityReport:  # fmt: skip
-    """Flag misplaced units, category by category (one transaction each); idempotent."""
+    """Flag misplaced units, category by category (one transaction each); idempotent.
+
+    `provider` defaults to the heuristic, not settings.LLM_PROVIDER: each run asks about every
+    unit of the knowledge base, which the heuristic answers offline in seconds and an LLM with
+    one paid request per unit; an operator asks for `openai` on purpose."""
     margin = settings.QUALITY_MISPLACED_MARGIN if margin is None else margin
     if not 0 < margin < 1:
         raise ValueError("margin: between 0 and 1")
@@ -44,16 +71,26 @@ def quality_check(
         categories = categories.filter(slug=category_slug)
         if not categories.exists():
             raise ValueError(f"category: no category {category_slug!r}")
-    report = QualityReport()
+    checker = _checker(provider or HEURISTIC, margin=margin)
+    report = QualityReport(provider=checker.name)
     for category in categories:
-        raised = _check_category(category, margin=margin, report=report)
+        raised = _check_category(category, checker=checker, report=report)
         if raised:
             report.by_category[category.slug] = raised
         progress(1)
     return report
 
 
-def _check_category(category: Category, *, margin: float, report: QualityReport) -> int:
+def _checker(name: str, *, margin: float) -> Provider:
+    if name == HEURISTIC:
+        return HeuristicProvider(placement_margin=margin)
+    try:
+        return get_provider(name)
+    except ProviderError as exc:
+        raise ValueError(f"provider: {exc.reason}") from exc
+
+
+def _check_category(category: Category, *, checker: Provider, report: QualityReport) -> int:
     concepts = list(
         Concept.objects.filter(
             category=category, status=Concept.Status.ACTIVE, embedding__isnull=False
@@ -61,13 +98,14 @@ def _check_category(category: Category, *, margin: float, report: QualityReport)
     )
     if len(concepts) < 2:
         return 0
+    infos = [_concept_info(concept, category) for concept in concepts]
     matrix = np.stack([np.asarray(c.embedding, dtype=np.float32) for c in concepts])
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     column = {concept.pk: index for index, concept in enumerate(concepts)}
     units = list(
         AtomicUnit.objects.alive()
         .filter(concept_id__in=column, embedding__isnull=False)
-        .only("id", "concept_id", "embedding")
+        .select_related("source")
     )
     report.units_checked += len(units)
     if not units:
@@ -75,39 +113,106 @@ def _check_category(category: Category, *, margin: float, report: QualityReport)
     vectors = np.stack([np.asarray(u.embedding, dtype=np.float32) for u in units])
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     similarities = vectors @ matrix.T
+    # An LLM is not asked again about a unit an editor has still to look at (it costs); the
+    # heuristic is free and keeps counting those doubts when it raises them again.
+    asked_already = set() if checker.name == HEURISTIC else _open_doubts(units)
     doubts = []
     for row, unit in enumerate(units):
-        own = similarities[row, column[unit.concept_id]]
-        ranked = np.argsort(-similarities[row])
-        best = next(index for index in ranked if concepts[index].pk != unit.concept_id)
-        if similarities[row, best] - own >= margin:
-            doubts.append((unit, concepts[best], float(own), float(similarities[row, best])))
-    return _raise_flags(doubts, concepts_by_pk={c.pk: c for c in concepts}, report=report)
+        if unit.pk in asked_already:
+            report.already_open += 1
+            continue
+        own = column[unit.concept_id]
+        nearest = [index for index in np.argsort(-similarities[row]) if index != own]
+        alternatives = [infos[index] for index in nearest[:ALTERNATIVES]]
+        try:
+            placement = checker.check_unit_placement(
+                unit=_unit_text(unit, infos[own]), concept=infos[own], alternatives=alternatives
+            )
+        except ProviderError as exc:
+            _count_error(report, exc)
+            continue
+        _count_usage(report, placement)
+        if not placement.belongs:
+            suggested = next((c for c in concepts if c.taxonomy_id == placement.suggested), None)
+            reason = _reason(checker.name, placement)
+            doubts.append(Doubt(unit, suggested, reason, placement.margin))
+    return _raise_flags(doubts, raised_by=checker.name, report=report)
 
 
-def _raise_flags(doubts, *, concepts_by_pk: dict, report: QualityReport) -> int:
+def _concept_info(concept: Concept, category: Category) -> ConceptInfo:
+    return ConceptInfo(
+        taxonomy_id=concept.taxonomy_id,
+        name=concept.name,
+        description=concept.description,
+        category=category.slug,
+        vector=tuple(concept.embedding),
+    )
+
+
+def _unit_text(unit: AtomicUnit, concept: ConceptInfo) -> UnitText:
+    return UnitText(
+        unit_type=unit.unit_type,
+        text=unit.text,
+        concept=f"{concept.taxonomy_id}: {concept.name}",
+        value_amount=unit.value_amount,
+        value_unit=unit.value_unit,
+        value_period=unit.value_period,
+        valid_from=unit.valid_from,
+        valid_to=unit.valid_to,
+        source_url=unit.source.url,
+        vector=tuple(unit.embedding),
+    )
+
+
+def _open_doubts(units: list[AtomicUnit]) -> set[int]:
+    return set(
+        QualityFlag.objects.filter(
+            kind=QualityFlag.Kind.MISPLACED, status=QualityFlag.Status.OPEN,
+            unit_id__in=[unit.pk for unit in units],
+        ).values_list("unit_id", flat=True)
+    )  # fmt: skip
+
+
+def _count_error(report: QualityReport, exc: ProviderError) -> None:
+    report.provider_errors += 1
+    if exc.reason not in report.errors and len(report.errors) < ERRORS_KEPT:
+        report.errors.append(exc.reason)
+
+
+def _count_usage(report: QualityReport, placement: Placement) -> None:
+    report.model = placement.usage.model or report.model
+    report.prompt_tokens += placement.usage.prompt_tokens
+    report.completion_tokens += placement.usage.completion_tokens
+
+
+def _reason(provider: str, placement: Placement) -> str:
+    if provider == HEURISTIC:
+        return placement.reason  # says itself that it is the heuristic
+    return (
+        f"LLM ({placement.usage.model}, confidence {placement.confidence:.2f}): {placement.reason}"
+    )
+
+
+def _raise_flags(doubts: list[Doubt], *, raised_by: str, report: QualityReport) -> int:
     dismissed = defaultdict(set)
     for unit_id, concept_id in QualityFlag.objects.filter(
         kind=QualityFlag.Kind.MISPLACED, status=QualityFlag.Status.DISMISSED,
-        unit_id__in=[unit.pk for unit, *_ in doubts],
+        unit_id__in=[doubt.unit.pk for doubt in doubts],
     ).values_list("unit_id", "suggested_concept_id"):  # fmt: skip
         dismissed[unit_id].add(concept_id)
     raised = 0
     with transaction.atomic():
-        for unit, suggested, own, other in doubts:
-            if suggested.pk in dismissed[unit.pk]:
+        for doubt in doubts:
+            suggested_id = doubt.suggested.pk if doubt.suggested else None
+            if suggested_id in dismissed[doubt.unit.pk]:
                 report.dismissed_before += 1
                 continue
-            current = concepts_by_pk[unit.concept_id]
-            reason = (
-                f"Heuristic (embedding similarity, no LLM): closer to {suggested.taxonomy_id} "
-                f"({other:.2f}) than to its concept {current.taxonomy_id} ({own:.2f})"
-            )
             try:
                 with transaction.atomic():
                     QualityFlag.objects.create(
-                        unit=unit, kind=QualityFlag.Kind.MISPLACED, reason=reason,
-                        suggested_concept=suggested, raised_by=HEURISTIC, margin=round(other - own, 4),
+                        unit=doubt.unit, kind=QualityFlag.Kind.MISPLACED, reason=doubt.reason,
+                        suggested_concept=doubt.suggested, raised_by=raised_by,
+                        margin=doubt.margin,
                     )  # fmt: skip
             except IntegrityError:  # an open misplaced flag exists already
                 report.already_open += 1
