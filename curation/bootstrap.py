@@ -4,6 +4,8 @@ its pages, for editors to rename, merge and approve before (re-)extraction binds
 `heuristic` (offline, labelled as such in each proposal's description): section headings
 that recur across the category's pages, then word pairs that recur in its pages' text, each
 becoming a `proposed` concept whose description quotes where it was found.
+`openai`: the model reads the pages' headings and the start of their text and proposes
+concepts; a proposal whose id, name or description is unusable is dropped and counted.
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ from django.db import transaction
 
 from curation.services.audit import audit_record, states_of
 from curation.services.taxonomy import require_editor
-from knowledge.models import Category, Concept, ConceptAlias, ExtractionRun, PageSnapshot, Source
+from knowledge.llm import CategoryInfo, PageDigest, ProposedConcept, ProviderError, get_provider
+from knowledge.models import (
+    TAXONOMY_ID_PATTERN,
+    Category,
+    Concept,
+    ConceptAlias,
+    ExtractionRun,
+    PageSnapshot,
+    Source,
+)
 from knowledge.services.extract import snapshot_reextract_for_category
 from knowledge.services.ingest import snapshot_recency
 from knowledge.textfacts import STOPWORDS
@@ -30,6 +41,12 @@ GENERIC_HEADINGS = frozenset((
 _WORD = re.compile(r"[a-z][a-z']+")
 MAX_PROPOSALS = 40
 PROPOSAL_FIELDS = ("taxonomy_id", "category", "name", "description", "status")
+HEURISTIC = "heuristic"
+# What an LLM reads of a category: enough pages and text to see its topics, within one prompt.
+LLM_MAX_PAGES = 40
+LLM_MAX_HEADINGS = 20
+LLM_EXCERPT_CHARS = 600
+MIN_DESCRIPTION = 10
 
 
 class BootstrapRefused(ValueError):
@@ -49,6 +66,12 @@ class BootstrapReport:
     pages: int = 0
     proposed: list[str] = field(default_factory=list)
     existing: list[str] = field(default_factory=list)
+    provider: str = HEURISTIC
+    pages_read: int = 0  # by the LLM: at most LLM_MAX_PAGES
+    model: str = ""
+    rejected: list[str] = field(default_factory=list)  # dropped LLM proposals, with why
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 def category_pages(
@@ -139,12 +162,65 @@ def _proposal(prefix: str, phrase: str, found: str, pages: int, *, source: str) 
     return Proposal(f"{prefix}.{slug}", name[:200], description, pages)
 
 
+def concepts_propose_llm(*, category: Category, snapshots: list[PageSnapshot], prefix: str,
+                         limit: int, provider, report: BootstrapReport) -> list[Proposal]:  # fmt: skip
+    """One request with the category's pages (the first LLM_MAX_PAGES by address); proposals
+    that fail validation are dropped and listed in `report.rejected`. Raises ProviderError."""
+    pages = [_page_digest(s) for s in sorted(snapshots, key=lambda s: s.source.url)]
+    report.pages_read = min(len(pages), LLM_MAX_PAGES)
+    existing = [f"{c.taxonomy_id}: {c.name}" for c in category.concepts.order_by("taxonomy_id")]
+    answer, usage = provider.propose_concepts(
+        category=CategoryInfo(category.slug, category.name, category.description),
+        pages=pages[:LLM_MAX_PAGES], existing=existing, limit=limit,
+    )  # fmt: skip
+    report.model = usage.model
+    report.prompt_tokens += usage.prompt_tokens
+    report.completion_tokens += usage.completion_tokens
+    proposals, seen = [], set()
+    for item in answer:
+        taxonomy_id = f"{prefix}.{item.id_suffix.strip().removeprefix(prefix + '.')}"
+        problem = _proposal_problem(item, taxonomy_id) or (
+            "the answer proposes it twice" if taxonomy_id in seen else None
+        )
+        if problem:
+            report.rejected.append(f"{taxonomy_id!r}: {problem}")
+            continue
+        seen.add(taxonomy_id)
+        name, description = " ".join(item.name.split()), " ".join(item.description.split())
+        proposals.append(Proposal(taxonomy_id, name, description, pages=0))
+    return proposals[:limit]
+
+
+def _page_digest(snapshot: PageSnapshot) -> PageDigest:
+    headings = [" ".join(s["heading_path"][-1].split()) for s in snapshot.sections or []
+                if s.get("heading_path")]  # fmt: skip
+    return PageDigest(
+        title=snapshot.raw.get("title") or snapshot.source.title,
+        url=snapshot.source.url,
+        headings=list(dict.fromkeys(headings))[:LLM_MAX_HEADINGS],
+        excerpt=" ".join(snapshot.text[: LLM_EXCERPT_CHARS * 2].split())[:LLM_EXCERPT_CHARS],
+    )
+
+
+def _proposal_problem(item: ProposedConcept, taxonomy_id: str) -> str | None:
+    if not re.fullmatch(TAXONOMY_ID_PATTERN, taxonomy_id) or len(taxonomy_id) > 128:
+        return "the id is not lower-case snake_case segments joined by dots"
+    if not 3 <= len(item.name.strip()) <= 200:
+        return "the name is not 3 to 200 characters"
+    if len(item.description.strip()) < MIN_DESCRIPTION:
+        return f"the description is shorter than {MIN_DESCRIPTION} characters"
+    return None
+
+
 def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
                        url_prefixes: list[str] | None = None, limit: int = 15,
-                       dry_run: bool = False, user=None) -> BootstrapReport:  # fmt: skip
+                       dry_run: bool = False, user=None,
+                       provider: str | None = None) -> BootstrapReport:  # fmt: skip
     """Store the proposals as `proposed` concepts of the category (ids already taken by a
     concept or an alias are reported, not overwritten), with one audit event that reverts
-    them. Idempotent. `user` None is the command line (an operator); else an editor."""
+    them. Idempotent. `user` None is the command line (an operator); else an editor.
+    `provider` None is the heuristic (offline, free); `openai` asks the LLM once, and a
+    failed request is a BootstrapRefused that stores nothing."""
     if user is not None:
         require_editor(user)
     if not 1 <= limit <= MAX_PROPOSALS:
@@ -158,10 +234,8 @@ def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
         raise BootstrapRefused(
             f"category {category_slug}: no pages found; give their URL prefix (--pages)"
         )
-    report = BootstrapReport(pages=len(snapshots))
-    proposals = concepts_propose_heuristic(
-        category=category, snapshots=snapshots, prefix=prefix, limit=limit
-    )
+    report = BootstrapReport(pages=len(snapshots), provider=provider or HEURISTIC)
+    proposals = _proposals(category, snapshots, prefix=prefix, limit=limit, report=report)
     taken = set(Concept.objects.values_list("taxonomy_id", flat=True))
     taken |= set(ConceptAlias.objects.values_list("alias", flat=True))
     with transaction.atomic():
@@ -178,13 +252,32 @@ def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
         if created:
             audit_record(
                 actor=user, action="concept.propose", target=category,
-                summary=f"Bootstrap (heuristic) proposed {len(created)} concept(s) for {category.slug}",
+                summary=f"Bootstrap ({_by(report)}) proposed {len(created)} concept(s) for {category.slug}",
                 before={"concept": {str(c.pk): None for c in created}},
                 after={"concept": states_of(created, PROPOSAL_FIELDS)},
             )  # fmt: skip
         if dry_run:
             transaction.set_rollback(True)
     return report
+
+
+def _proposals(category: Category, snapshots: list[PageSnapshot], *, prefix: str, limit: int,
+               report: BootstrapReport) -> list[Proposal]:  # fmt: skip
+    if report.provider == HEURISTIC:
+        return concepts_propose_heuristic(
+            category=category, snapshots=snapshots, prefix=prefix, limit=limit
+        )
+    try:
+        return concepts_propose_llm(
+            category=category, snapshots=snapshots, prefix=prefix, limit=limit,
+            provider=get_provider(report.provider), report=report,
+        )  # fmt: skip
+    except ProviderError as exc:
+        raise BootstrapRefused(f"provider {report.provider}: {exc.reason}") from exc
+
+
+def _by(report: BootstrapReport) -> str:
+    return f"{report.provider}, {report.model}" if report.model else report.provider
 
 
 @dataclass
