@@ -8,13 +8,9 @@ plain browser with the whole page (decisions then redirect back with a message).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import wraps
 from urllib.parse import urlencode
 
 from django.contrib import admin, messages
-from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -23,6 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from curation import presenters, selectors
+from curation.access import Notice, is_fragment_request, signed_in_and
 from curation.forms import BulkApproveForm, DecisionForm, ReviewFilterForm
 from curation.models import AuditEvent, SupersedingCandidate
 from curation.services import superseding
@@ -42,25 +39,6 @@ DECIDE = {
 DONE = {"approve": "Approved", "reject": "Rejected", "flag": "Flagged for deletion"}
 
 
-def signed_in_and(check: Callable) -> Callable:
-    """Anonymous people go to the admin login (an htmx request asks the page to reload, which
-    then redirects); signed-in people that `check` refuses get 403."""
-
-    def decorator(view: Callable) -> Callable:
-        @wraps(view)
-        def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-            if not request.user.is_authenticated:
-                if request.headers.get("HX-Request"):
-                    return HttpResponse(status=401, headers={"HX-Refresh": "true"})
-                return redirect_to_login(request.get_full_path())
-            check(request.user)
-            return view(request, *args, **kwargs)
-
-        return wrapper
-
-    return decorator
-
-
 def _may_read_snapshots(user) -> None:
     if not (user.is_active and user.has_perm(READ_SNAPSHOT_PERMISSION)):
         raise PermissionDenied("Page snapshots are for domain experts and editors.")
@@ -68,20 +46,6 @@ def _may_read_snapshots(user) -> None:
 
 expert_required = signed_in_and(superseding.require_decider)
 reader_required = signed_in_and(_may_read_snapshots)
-
-
-def _is_fragment_request(request: HttpRequest) -> bool:
-    """An htmx swap (not htmx restoring a page from history, which needs the whole page)."""
-    return bool(request.headers.get("HX-Request")) and not request.headers.get(
-        "HX-History-Restore-Request"
-    )
-
-
-@dataclass(frozen=True)
-class Notice:
-    level: str  # an admin message class: success, warning, error
-    text: str
-    details: list[str] = field(default_factory=list)
 
 
 # --- the queue --------------------------------------------------------------------------------
@@ -99,7 +63,7 @@ def review(request: HttpRequest) -> HttpResponse:
         f"{form.fields[name].label or name}: {' '.join(errors)}"
         for name, errors in form.errors.items()
     ]
-    if _is_fragment_request(request):
+    if is_fragment_request(request):
         return render(request, f"{REVIEW_TEMPLATE}#workspace", context)
     return render(request, REVIEW_TEMPLATE, _page(request, context, form=form))
 
@@ -112,7 +76,7 @@ def review_pair(request: HttpRequest, candidate_id: int) -> HttpResponse:
     if current is None:
         raise Http404("No such pair.")
     filters = ReviewFilterForm(request.GET).filters()
-    if not _is_fragment_request(request):
+    if not is_fragment_request(request):
         params = [*filters.params(), ("pair", candidate_id)]
         return redirect(_with_query(reverse("curation:review"), params))
     context = {"pair": presenters.pair_view(current), **_filter_context(filters)}
@@ -170,7 +134,7 @@ def _bulk_notice(outcome: superseding.BulkOutcome) -> Notice:
     text = f"Approved {count} pair{'s' if count != 1 else ''} ({approved})"
     if outcome.skipped:
         text += f"; skipped {len(outcome.skipped)}"
-    return Notice(level, text + ".", details)
+    return Notice(level, text + ".", details=details)
 
 
 def _after_post(request, filters, current, notice: Notice) -> HttpResponse:
@@ -245,7 +209,7 @@ def _page(request: HttpRequest, context: dict, *, form: ReviewFilterForm) -> dic
 @expert_required
 def decisions(request: HttpRequest) -> HttpResponse:
     context = _decision_log()
-    if _is_fragment_request(request):
+    if is_fragment_request(request):
         return render(request, f"{DECISIONS_TEMPLATE}#decision-log", context)
     page = {
         **admin.site.each_context(request),

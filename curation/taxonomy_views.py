@@ -10,12 +10,10 @@ successful change names its audit entry, where it can be reverted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import wraps
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django.contrib import admin, messages
-from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,6 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from curation import taxonomy_selectors as selectors
+from curation.access import Notice, is_fragment_request, signed_in_and
 from curation.bootstrap import BootstrapRefused, category_reextract, concepts_bootstrap
 from curation.models import AuditEvent
 from curation.services import flags as flag_services
@@ -44,35 +43,7 @@ CHANGES_TEMPLATE = "curation/taxonomy_changes.html"
 HEURISTIC_RAISERS = {"heuristic", "extraction"}
 
 
-def editor_required(view: Callable) -> Callable:
-    """Anonymous people go to the admin login (an htmx request asks the page to reload, which
-    then redirects); signed-in people who are not editors get 403."""
-
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not request.user.is_authenticated:
-            if request.headers.get("HX-Request"):
-                return HttpResponse(status=401, headers={"HX-Refresh": "true"})
-            return redirect_to_login(request.get_full_path())
-        require_editor(request.user)
-        return view(request, *args, **kwargs)
-
-    return wrapper
-
-
-def _is_fragment_request(request: HttpRequest) -> bool:
-    """An htmx swap (not htmx restoring a page from history, which needs the whole page)."""
-    return bool(request.headers.get("HX-Request")) and not request.headers.get(
-        "HX-History-Restore-Request"
-    )
-
-
-@dataclass(frozen=True)
-class Notice:
-    level: str  # an admin message class: success, warning, error
-    text: str
-    event: AuditEvent | None = None  # the audit entry of a change, where it can be reverted
-    details: list[str] = field(default_factory=list)
+editor_required = signed_in_and(require_editor)
 
 
 def _done(event: AuditEvent) -> Notice:
@@ -118,7 +89,7 @@ def _ids(values: list[str]) -> list[int] | None:
 @editor_required
 def taxonomy(request: HttpRequest) -> HttpResponse:
     results = selectors.taxonomy_search(query=request.GET.get("q", ""))
-    if _is_fragment_request(request):
+    if is_fragment_request(request):
         return render(request, f"{TAXONOMY_TEMPLATE}#search-results", {"results": results})
     context = _page(
         request,
@@ -162,7 +133,7 @@ def taxonomy_category(request: HttpRequest, slug: str) -> HttpResponse:
 @editor_required
 def taxonomy_concept(request: HttpRequest, concept_id: int) -> HttpResponse:
     context = _concept_context(concept_id)
-    if _is_fragment_request(request):
+    if is_fragment_request(request):
         return render(request, f"{CONCEPT_TEMPLATE}#concept-panel", context)
     return render(request, CONCEPT_TEMPLATE, _page(request, "Concept", tab="taxonomy", **context))
 
@@ -308,7 +279,7 @@ class FlagFilters:
 def taxonomy_flags(request: HttpRequest) -> HttpResponse:
     filters = FlagFilters.of(request.GET)
     context = _flag_list(filters)
-    if _is_fragment_request(request):
+    if is_fragment_request(request):
         return render(request, f"{FLAGS_TEMPLATE}#flag-list", context)
     context = _page(
         request,
@@ -393,7 +364,7 @@ def taxonomy_triage(request: HttpRequest) -> HttpResponse:
     kind = request.GET.get("kind", "")
     kind = kind if kind in ExtractionItem.Kind.values else ""
     context = _item_list(kind)
-    if _is_fragment_request(request):
+    if is_fragment_request(request):
         return render(request, f"{TRIAGE_TEMPLATE}#item-list", context)
     context = _page(
         request,
@@ -576,7 +547,7 @@ def _after_bootstrap_change(request: HttpRequest, category_id: int, notice: Noti
 @editor_required
 def taxonomy_changes(request: HttpRequest) -> HttpResponse:
     context = _change_log()
-    if _is_fragment_request(request):
+    if is_fragment_request(request):
         return render(request, f"{CHANGES_TEMPLATE}#change-log", context)
     return render(
         request, CHANGES_TEMPLATE, _page(request, "Taxonomy changes", tab="changes", **context)

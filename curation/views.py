@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
-
 from django.contrib import admin
-from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -14,29 +10,18 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from curation import selectors
+from curation.access import signed_in_and
 from knowledge.models import ExtractionJob, IngestJob
 
 JOBS_TEMPLATE = "curation/jobs.html"
 
 
-def staff_required(view: Callable) -> Callable:
-    """Anonymous people go to the admin login; signed-in people who are not staff get 403.
+def _require_staff(user) -> None:
+    if not (user.is_active and user.is_staff):
+        raise PermissionDenied("The jobs screen is for staff.")
 
-    An htmx poll from a page whose session has expired asks the page to reload (which then
-    redirects to the login) instead of swapping the login form into a table row.
-    """
 
-    @wraps(view)
-    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not request.user.is_authenticated:
-            if request.headers.get("HX-Request"):
-                return HttpResponse(status=401, headers={"HX-Refresh": "true"})
-            return redirect_to_login(request.get_full_path())
-        if not (request.user.is_active and request.user.is_staff):
-            raise PermissionDenied("The jobs screen is for staff.")
-        return view(request, *args, **kwargs)
-
-    return wrapper
+staff_required = signed_in_and(_require_staff)
 
 
 @require_GET
