@@ -116,21 +116,30 @@ def snapshot_run_claim(*, snapshot_id: int, provider_name: str, prompt_version: 
 def snapshot_extract(*, snapshot_id: int, provider=None) -> Run:
     """Both passes for one snapshot. Returns the run (existing one when already done)."""
     provider = provider or get_provider()
+
+    def passes(run: Run) -> None:
+        run_context_pass(run=run, provider=provider)
+        run_units_pass(run=run, provider=provider)
+
+    return _run_once(snapshot_id, provider, provider.prompt_version, passes)
+
+
+def _run_once(snapshot_id: int, provider, version: str, passes) -> Run:
+    """Claim the (snapshot, provider, version) run and do `passes` on it, or return the run
+    that is done already or held by another worker. A claimed run never stays RUNNING."""
     run = snapshot_run_claim(
-        snapshot_id=snapshot_id, provider_name=provider.name, prompt_version=provider.prompt_version
+        snapshot_id=snapshot_id, provider_name=provider.name, prompt_version=version
     )
     if run is None:
         return Run.objects.get(
-            snapshot_id=snapshot_id, provider=provider.name, prompt_version=provider.prompt_version
+            snapshot_id=snapshot_id, provider=provider.name, prompt_version=version
         )
     try:
-        run_context_pass(run=run, provider=provider)
-        run_units_pass(run=run, provider=provider)
+        passes(run)
     except ProviderError as exc:
         run_fail(run=run, reason=exc.reason)
         raise ExtractionFailed(run) from exc
     except Exception as exc:
-        # Never leave a claimed run RUNNING: record why, then let the error surface.
         run_fail(run=run, reason=f"internal error: {type(exc).__name__}: {exc}")
         raise
     return run
@@ -264,26 +273,15 @@ def snapshot_reextract_for_category(*, snapshot_id: int, category: Category, pro
     Idempotent per (snapshot, provider, prompt version, category revision)."""
     provider = provider or get_provider()
     version = f"{provider.prompt_version}+{category_revision(category)}"  # ≤ 32 characters
-    run = snapshot_run_claim(
-        snapshot_id=snapshot_id, provider_name=provider.name, prompt_version=version
-    )
-    if run is None:
-        return Run.objects.get(
-            snapshot_id=snapshot_id, provider=provider.name, prompt_version=version
-        )
-    try:
+
+    def passes(run: Run) -> None:
         context = run_context_pass(run=run, provider=provider)
         context.category, context.related_categories = category.slug, []
         run.context = context.model_dump()
         run.save(update_fields=["context"])
         _category_units_pass(run=run, provider=provider, category=category)
-    except ProviderError as exc:
-        run_fail(run=run, reason=exc.reason)
-        raise ExtractionFailed(run) from exc
-    except Exception as exc:
-        run_fail(run=run, reason=f"internal error: {type(exc).__name__}: {exc}")
-        raise
-    return run
+
+    return _run_once(snapshot_id, provider, version, passes)
 
 
 def _category_units_pass(*, run: Run, provider, category: Category) -> None:
