@@ -10,6 +10,7 @@ typed outcome from the concepts and units together, not from a similarity alone.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import time
 from collections import defaultdict
@@ -18,14 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q, Window
-from django.db.models.expressions import RawSQL
-from django.db.models.functions import RowNumber
+from django.db.models import Q
 from django.utils import timezone
-from pgvector.django import CosineDistance
 
 from knowledge.embeddings import count_tokens_each, get_embedder
-from knowledge.models import AtomicUnit, Category, Concept
+from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
 from knowledge.parsing import section_at
 from knowledge.temporal import TemporalStatus
 from knowledge.textfacts import STOPWORDS
@@ -408,11 +406,11 @@ def _load_hits(kept: list[dict], vector, *, day: dt.date, visible_only: bool) ->
 
 # What a search shows of a unit: vectors and page texts stay in the database (parsing a
 # vector costs more than the rest of the row).
-UNIT_FIELDS_SHOWN = (
-    "concept_id", "unit_type", "text", "value_amount", "value_unit", "value_period",
+UNIT_COLUMNS_SHOWN = (
+    "id", "concept_id", "unit_type", "text", "value_amount", "value_unit", "value_period",
     "valid_from", "valid_to", "superseded_by_id", "superseded_date", "evidence_quote",
     "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
-    "source__url", "snapshot__fetched_at", "snapshot__sections",
+    "source_id", "snapshot_id",
 )  # fmt: skip
 
 
@@ -426,22 +424,58 @@ def _concepts_shown(ids: list[int]) -> dict[int, Concept]:
 
 def _best_units(vector, *, concept_ids: list[int], day) -> list[AtomicUnit]:
     """Each concept's units nearest the query, the top few a concept, ranked and cut by
-    PostgreSQL in one query, so that only the units shown leave the database."""
-    distance = CosineDistance("embedding", RawSQL("%s::vector", (_vector_literal(vector),)))
-    units = AtomicUnit.objects.alive().filter(concept_id__in=concept_ids, embedding__isnull=False)
-    if day is not None:
-        units = units.exclude(superseded_on(day)).filter(
-            Q(valid_from__isnull=True) | Q(valid_from__lte=day),
-            Q(valid_to__isnull=True) | Q(valid_to__gte=day),
-        )
-    place = Window(RowNumber(), partition_by=[F("concept_id")], order_by=[distance.asc(), F("id")])
-    return list(
-        units.select_related("source", "snapshot")
-        .only(*UNIT_FIELDS_SHOWN)
-        .with_sightings()
-        .annotate(distance=distance, place=place)
-        .filter(place__lte=UNITS_PER_CONCEPT)
-        .order_by("concept_id", "distance")
+    PostgreSQL in one query with their page, snapshot date and other pages, so that only the
+    units shown leave the database. Plain SQL: the ORM spent longer building this query
+    (~5 ms) than PostgreSQL spends running it."""
+    visible = VISIBLE_ON_DAY if day is not None else ""
+    columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
+    sql = f"""
+        SELECT ranked.*, s.url, ps.fetched_at, ps.sections,
+               ARRAY(SELECT other.url FROM knowledge_unitsighting seen
+                     JOIN knowledge_source other ON other.id = seen.source_id
+                     WHERE seen.unit_id = ranked.id ORDER BY other.url)
+        FROM (
+            SELECT {columns}, u.embedding <=> %(q)s::vector AS distance,
+                   row_number() OVER (
+                       PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
+                   ) AS place
+            FROM knowledge_atomicunit u
+            WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
+              AND u.embedding IS NOT NULL {visible}
+        ) ranked
+        JOIN knowledge_source s ON s.id = ranked.source_id
+        JOIN knowledge_pagesnapshot ps ON ps.id = ranked.snapshot_id
+        WHERE ranked.place <= %(per_concept)s
+        ORDER BY ranked.concept_id, ranked.distance
+    """
+    params = {"q": _vector_literal(vector), "concepts": concept_ids, "day": day,
+              "per_concept": UNITS_PER_CONCEPT}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [_unit_shown(row) for row in cursor.fetchall()]
+
+
+def _unit_shown(row: tuple) -> AtomicUnit:
+    """An AtomicUnit of the shown columns (the rest deferred), with its source and snapshot."""
+    width = len(UNIT_COLUMNS_SHOWN)
+    unit = _loaded(AtomicUnit, dict(zip(UNIT_COLUMNS_SHOWN, row[:width], strict=True)))
+    distance, _, url, fetched_at, sections, also_found_in = row[width:]
+    unit.distance = distance
+    unit.source = _loaded(Source, {"id": unit.source_id, "url": url})
+    sections = json.loads(sections) if isinstance(sections, str) else sections
+    unit.snapshot = _loaded(
+        PageSnapshot, {"id": unit.snapshot_id, "fetched_at": fetched_at, "sections": sections}
+    )
+    unit.also_found_in_urls = list(also_found_in)
+    return unit
+
+
+def _loaded(model, values: dict):
+    """A model instance as the ORM loads one with only these fields (the rest deferred);
+    Model.from_db takes the values in the model's field order."""
+    fields = [f for f in model._meta.concrete_fields if f.attname in values]
+    return model.from_db(
+        connection.alias, [f.attname for f in fields], [values[f.attname] for f in fields]
     )
 
 

@@ -34,13 +34,19 @@ def unit_payload(unit: AtomicUnit, *, status: str, part_url: str = "", similarit
             "snapshot_date": unit.snapshot.fetched_at,
         },
         "source_url": unit.source.url,
-        "also_found_in": getattr(unit, "also_found_in_urls", None)
-        or [sighting.source.url for sighting in unit.sightings.all()],
+        "also_found_in": also_found_in(unit),
         "part_url": part_url or unit_part_url(unit),
         "provider": unit.provider,
         "review_status": unit.review_status,
         "similarity": similarity,
     }
+
+
+def also_found_in(unit: AtomicUnit) -> list[str]:
+    """The other pages that state the unit: annotated by `with_sightings()` (no query)."""
+    if hasattr(unit, "also_found_in_urls"):
+        return unit.also_found_in_urls
+    return [sighting.source.url for sighting in unit.sightings.select_related("source")]
 
 
 def unit_part_url(unit: AtomicUnit) -> str:

@@ -168,6 +168,25 @@ def test_an_expert_approval_and_its_revert_reach_the_api(kb, api, expert):
     assert (amounts(as_of=today), amounts(include_historical=True)) == before
 
 
+def test_units_say_which_other_pages_state_them(kb, api):
+    from knowledge.models import UnitSighting
+
+    unit = AtomicUnit.objects.get(value_amount=221.20, unit_type="threshold")
+    other = Source.objects.exclude(pk=unit.source_id).order_by("url").first()
+    UnitSighting.objects.create(
+        unit=unit, source=other, snapshot=other.snapshots.first(), evidence_quote="£221.20"
+    )
+    body = api.search(
+        query="What is the full new State Pension per week?", include_historical=True
+    ).json()
+    shown = [
+        u for c in body["concepts"] for g in c["sources"] for u in g["units"] if u["id"] == unit.pk
+    ]
+    assert shown and shown[0]["also_found_in"] == [other.url]
+    assert other.url in body["sources"]
+    assert api.get(f"/units/{unit.pk}").json()["also_found_in"] == [other.url]
+
+
 def test_date_with_no_rule_in_force(kb, api):
     body = api.search(
         query="How much is the full new State Pension a week?", as_of="2012-06-01"
