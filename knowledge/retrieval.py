@@ -452,20 +452,24 @@ def _best_units(vector, *, concept_ids: list[int], day) -> list[AtomicUnit]:
               "per_concept": UNITS_PER_CONCEPT}  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return [_unit_shown(row) for row in cursor.fetchall()]
+        rows = cursor.fetchall()
+    snapshots: dict[int, PageSnapshot] = {}  # several shown units often quote one page
+    return [_unit_shown(row, snapshots) for row in rows]
 
 
-def _unit_shown(row: tuple) -> AtomicUnit:
+def _unit_shown(row: tuple, snapshots: dict[int, PageSnapshot]) -> AtomicUnit:
     """An AtomicUnit of the shown columns (the rest deferred), with its source and snapshot."""
     width = len(UNIT_COLUMNS_SHOWN)
     unit = _loaded(AtomicUnit, dict(zip(UNIT_COLUMNS_SHOWN, row[:width], strict=True)))
     distance, _, url, fetched_at, sections, also_found_in = row[width:]
     unit.distance = distance
     unit.source = _loaded(Source, {"id": unit.source_id, "url": url})
-    sections = json.loads(sections) if isinstance(sections, str) else sections
-    unit.snapshot = _loaded(
-        PageSnapshot, {"id": unit.snapshot_id, "fetched_at": fetched_at, "sections": sections}
-    )
+    if unit.snapshot_id not in snapshots:
+        sections = json.loads(sections) if isinstance(sections, str) else sections
+        snapshots[unit.snapshot_id] = _loaded(
+            PageSnapshot, {"id": unit.snapshot_id, "fetched_at": fetched_at, "sections": sections}
+        )
+    unit.snapshot = snapshots[unit.snapshot_id]
     unit.also_found_in_urls = list(also_found_in)
     return unit
 
