@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from curation.models import AuditEvent
+from curation.presenters import EventView, event_views
 from curation.services.taxonomy import EDITOR_ACTIONS
 from knowledge.models import (
     AtomicUnit,
@@ -214,38 +215,15 @@ def proposals_by_category() -> dict[int, list[Concept]]:
 # --- the audit trail ---------------------------------------------------------------------------
 
 
-@dataclass
-class FieldChange:
-    record: str  # "unit 12", "concept 3"
-    name: str
-    before: object
-    after: object
-
-
-@dataclass
-class ChangeView:
-    event: AuditEvent
-    changes: list[FieldChange]
-    reverted_by: AuditEvent | None
-
-    @property
-    def revertible(self) -> bool:
-        return self.event.reverts_id is None and self.reverted_by is None
-
-
-def taxonomy_changes_recent(*, limit: int = CHANGE_LOG_LIMIT) -> list[ChangeView]:
+def taxonomy_changes_recent(*, limit: int = CHANGE_LOG_LIMIT) -> list[EventView]:
     """Editors' changes and their reverts, newest first, each with its field-by-field diff
-    (concept foreign keys shown as taxonomy ids)."""
+    (concepts shown by their taxonomy id as it is now)."""
     events = list(
         AuditEvent.objects.filter(_editor_actions())
         .select_related("actor", "reverts", "reverted_by__actor")
         .order_by("-created_at", "-pk")[:limit]
     )
-    names = _concept_names(events)
-    return [
-        ChangeView(event=event, changes=_diff(event, names), reverted_by=_reverted_by(event))
-        for event in events
-    ]
+    return event_views(events)
 
 
 def taxonomy_change_get(*, event_id: int) -> AuditEvent:
@@ -257,64 +235,3 @@ def _editor_actions() -> Q:
     for prefix in EDITOR_ACTIONS:
         match |= Q(action__startswith=prefix)
     return match
-
-
-def _reverted_by(event: AuditEvent) -> AuditEvent | None:
-    try:
-        return event.reverted_by
-    except AuditEvent.DoesNotExist:
-        return None
-
-
-def _concept_names(events: list[AuditEvent]) -> dict[int, str]:
-    ids = set()
-    for event in events:
-        for state in (event.before, event.after):
-            for fields in _records(state):
-                if isinstance(fields.get("concept"), int):
-                    ids.add(fields["concept"])
-    return dict(Concept.objects.filter(pk__in=ids).values_list("pk", "taxonomy_id"))
-
-
-def _records(state: dict):
-    for by_pk in (state or {}).values():
-        for fields in by_pk.values():
-            if fields:
-                yield fields
-
-
-def _diff(event: AuditEvent, names: dict[int, str]) -> list[FieldChange]:
-    """Fields whose value differs; a record the change created (or deleted) shows all of its
-    fields, with nothing before (or after)."""
-    changes = []
-    before, after = event.before or {}, event.after or {}
-    for kind in sorted(set(before) | set(after)):
-        old_records, new_records = before.get(kind, {}), after.get(kind, {})
-        for pk in sorted(set(old_records) | set(new_records), key=_as_number):
-            old, new = old_records.get(pk), new_records.get(pk)
-            record = f"{kind} {pk}"
-            if old is None:
-                record += " (created)"
-            elif new is None:
-                record += " (deleted)"
-            old, new = old or {}, new or {}
-            for name in dict.fromkeys([*old, *new]):
-                if name in old and name in new and old[name] == new[name]:
-                    continue
-                changes.append(
-                    FieldChange(
-                        record, name, _shown(name, old.get(name), names),
-                        _shown(name, new.get(name), names),
-                    )
-                )  # fmt: skip
-    return changes
-
-
-def _shown(name: str, value, names: dict[int, str]):
-    if name == "concept" and isinstance(value, int):
-        return names.get(value, value)
-    return value
-
-
-def _as_number(pk: str):
-    return (0, int(pk)) if str(pk).isdigit() else (1, str(pk))

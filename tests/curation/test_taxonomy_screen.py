@@ -621,7 +621,7 @@ def test_the_change_log_shows_before_and_after(editor_client, editor, isa):
     page = page_of(editor_client.get(CHANGES_URL))
     assert "unit.move" in page and "concept.rename" in page
     assert "Moved 1 unit(s) to isa.allowance" in page
-    assert "isa.junior.limit_2025" in page and "taxonomy_id" in page
+    assert "isa.junior.limit_2025" in page and "taxonomy id" in page
     move_row = page[page.index('data-action="unit.move"') :]
     move_row = move_row[: move_row.index("</form>")]
     # Concepts are named by their id now (the junior one was renamed after the move).
