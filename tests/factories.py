@@ -100,3 +100,12 @@ def make_candidate(
     }
     values.update(overrides)
     return SupersedingCandidate.objects.create(**values)
+
+
+def axis_vector(index: int, wobble: float = 0.0) -> list[float]:
+    """A unit vector along one axis of the 384 (tilted towards the last by `wobble`): vectors
+    whose similarities a test can read at a glance."""
+    vector = [0.0] * 384
+    vector[index], vector[383] = 1.0, wobble
+    norm = sum(value * value for value in vector) ** 0.5
+    return [value / norm for value in vector]

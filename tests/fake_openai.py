@@ -237,3 +237,14 @@ def fake_openai_fixture():
         yield server
     finally:
         server.close()
+
+
+def point_settings_at(fake, settings, **models) -> None:
+    """Send the `openai` provider to this fake server, without retries, with these models
+    (e.g. LLM_MODEL_EXTRACT="reader")."""
+    settings.LLM_BASE_URL = fake.base_url
+    settings.LLM_API_KEY = "test-key"
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_TIMEOUT_SECONDS = 2
+    for name, value in models.items():
+        setattr(settings, name, value)

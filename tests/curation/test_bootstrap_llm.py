@@ -12,7 +12,7 @@ from curation.models import AuditEvent
 from knowledge.models import Concept
 from knowledge.services import ingest
 from tests.factories import make_category, make_concept
-from tests.fake_openai import fake_openai_fixture  # noqa: F401
+from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "govuk"
@@ -31,11 +31,7 @@ BONUS = {
 
 @pytest.fixture
 def llm(fake_openai, settings):
-    settings.LLM_BASE_URL = fake_openai.base_url
-    settings.LLM_API_KEY = "test-key"
-    settings.LLM_MODEL_EXTRACT = "reader"
-    settings.LLM_MAX_RETRIES = 0
-    settings.LLM_TIMEOUT_SECONDS = 2
+    point_settings_at(fake_openai, settings, LLM_MODEL_EXTRACT="reader")
     return fake_openai
 
 

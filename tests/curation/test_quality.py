@@ -1,6 +1,5 @@
 """Quality job (heuristic) and editors' resolution of its flags."""
 
-import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -9,25 +8,20 @@ from curation.quality import quality_check
 from curation.services.flags import flag_accept, flag_dismiss, flags_resolve_bulk
 from curation.services.taxonomy import TaxonomyChangeRefused, taxonomy_change_revert
 from knowledge.models import AtomicUnit, QualityFlag
-from tests.factories import make_category, make_concept, make_unit
+from tests.factories import axis_vector, make_category, make_concept, make_unit
 
 pytestmark = pytest.mark.django_db
-
-
-def _axis(index: int, wobble: float = 0.0) -> list[float]:
-    vector = np.zeros(384)
-    vector[index] = 1.0
-    vector[383] = wobble
-    return list(vector / np.linalg.norm(vector))
 
 
 @pytest.fixture
 def isa():
     category = make_category(slug="isa_test")
-    general = make_concept(category=category, taxonomy_id="isa.allowance", embedding=_axis(0))
-    junior = make_concept(category=category, taxonomy_id="isa.junior.allowance", embedding=_axis(1))
-    at_home = make_unit(concept=junior, embedding=_axis(1, 0.2))
-    misplaced = make_unit(concept=junior, embedding=_axis(0, 0.2))  # points at general
+    general = make_concept(category=category, taxonomy_id="isa.allowance", embedding=axis_vector(0))
+    junior = make_concept(
+        category=category, taxonomy_id="isa.junior.allowance", embedding=axis_vector(1)
+    )
+    at_home = make_unit(concept=junior, embedding=axis_vector(1, 0.2))
+    misplaced = make_unit(concept=junior, embedding=axis_vector(0, 0.2))  # points at general
     return general, junior, at_home, misplaced
 
 

@@ -1,33 +1,21 @@
 """Quality job with the `openai` provider: the settings point at the fake OpenAI-compatible
 server, so the real client and real HTTP are exercised."""
 
-import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
 from curation.quality import quality_check
 from curation.services.flags import flag_dismiss
 from knowledge.models import QualityFlag
-from tests.factories import make_category, make_concept, make_unit
-from tests.fake_openai import fake_openai_fixture  # noqa: F401
+from tests.factories import axis_vector, make_category, make_concept, make_unit
+from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
 
-def _axis(index: int, wobble: float = 0.0) -> list[float]:
-    vector = np.zeros(384)
-    vector[index] = 1.0
-    vector[383] = wobble
-    return list(vector / np.linalg.norm(vector))
-
-
 @pytest.fixture
 def llm(fake_openai, settings):
-    settings.LLM_BASE_URL = fake_openai.base_url
-    settings.LLM_API_KEY = "test-key"
-    settings.LLM_MODEL_ADJUDICATE = "judge"
-    settings.LLM_MAX_RETRIES = 0
-    settings.LLM_TIMEOUT_SECONDS = 2
+    point_settings_at(fake_openai, settings, LLM_MODEL_ADJUDICATE="judge")
     return fake_openai
 
 
@@ -35,11 +23,13 @@ def llm(fake_openai, settings):
 def isa():
     """Three concepts; two units of the Junior ISA concept (asked in this order)."""
     category = make_category(slug="isa_test")
-    general = make_concept(category=category, taxonomy_id="isa.allowance", embedding=_axis(0))
-    junior = make_concept(category=category, taxonomy_id="isa.junior.allowance", embedding=_axis(1))
-    make_concept(category=category, taxonomy_id="isa.transfer", embedding=_axis(2))
-    at_home = make_unit(concept=junior, embedding=_axis(1, 0.2))
-    misplaced = make_unit(concept=junior, embedding=_axis(0, 0.2))
+    general = make_concept(category=category, taxonomy_id="isa.allowance", embedding=axis_vector(0))
+    junior = make_concept(
+        category=category, taxonomy_id="isa.junior.allowance", embedding=axis_vector(1)
+    )
+    make_concept(category=category, taxonomy_id="isa.transfer", embedding=axis_vector(2))
+    at_home = make_unit(concept=junior, embedding=axis_vector(1, 0.2))
+    misplaced = make_unit(concept=junior, embedding=axis_vector(0, 0.2))
     return general, junior, at_home, misplaced
 
 
