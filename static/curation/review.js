@@ -31,14 +31,21 @@
     var id = shownPairId();
     var index = list.findIndex(function (row) { return row.getAttribute("data-pair-id") === id; });
     var next = index < 0 ? 0 : Math.min(Math.max(index + step, 0), list.length - 1);
-    if (next !== index) list[next].querySelector("a.pair-link").click();
+    if (next === index) return;
+    var link = list[next].querySelector("a.pair-link");
+    if (window.htmx) window.htmx.process(link);  // see decide()
+    link.click();
   }
 
   function decide(decision) {
     var form = document.querySelector("#review-pair form.decision-form");
     if (!form || form.classList.contains("htmx-request")) return;  // one decision at a time
     var button = form.querySelector('button[value="' + decision + '"]');
-    if (button) button.click();
+    if (!button) return;
+    // A key pressed just after a swap may come before htmx has wired the new form, and the
+    // browser would then post it as a plain form; wiring twice is harmless.
+    if (window.htmx) window.htmx.process(form);
+    button.click();
   }
 
   document.addEventListener("keydown", function (event) {
