@@ -10,7 +10,7 @@ typed outcome from the concepts and units together, not from a similarity alone.
 from __future__ import annotations
 
 import datetime as dt
-import json
+import functools
 import re
 import time
 from collections import defaultdict
@@ -19,12 +19,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from knowledge.embeddings import count_tokens_each, get_embedder
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
-from knowledge.parsing import section_at
 from knowledge.temporal import TemporalStatus
 from knowledge.textfacts import STOPWORDS
 
@@ -386,12 +384,14 @@ def _apply_quality(ranked: list[dict], *, quality: float, k: int, min_results: i
 def _load_hits(kept: list[dict], vector, *, day: dt.date, visible_only: bool) -> list[ConceptHit]:
     if not kept:
         return []
-    concepts = _concepts_shown([row["id"] for row in kept])
+    concepts, units = _concepts_with_best_units(
+        vector, concept_ids=[row["id"] for row in kept], day=day if visible_only else None
+    )
     by_concept: dict[int, list[UnitHit]] = defaultdict(list)
-    for unit in _best_units(vector, concept_ids=list(concepts), day=day if visible_only else None):
+    for unit, part_url in units:
         status = unit.temporal_status_on(day).value
         similarity = round(1 - unit.distance, 4)
-        by_concept[unit.concept_id].append(UnitHit(unit, similarity, status, _part_url(unit)))
+        by_concept[unit.concept_id].append(UnitHit(unit, similarity, status, part_url))
     hits = []
     for row in kept:
         hit = ConceptHit(
@@ -412,86 +412,158 @@ UNIT_COLUMNS_SHOWN = (
     "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
     "source_id", "snapshot_id",
 )  # fmt: skip
+CONCEPT_COLUMNS_SHOWN = ("id", "taxonomy_id", "name", "category_id")
+CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
+# The innermost section of the unit's page that holds its quote (sections are in text
+# order, so the last one holding the offset), as knowledge.parsing.section_at finds it:
+# the section list stays in the database.
+_PART_URL_SQL = """
+    COALESCE(NULLIF((
+        SELECT section->>'url' FROM jsonb_array_elements(ps.sections) WITH ORDINALITY AS s(section, n)
+        WHERE (section->>'start')::int <= u.evidence_start AND u.evidence_start <= (section->>'end')::int
+        ORDER BY n DESC LIMIT 1
+    ), ''), src.url)
+"""  # fmt: skip
 
 
-def _concepts_shown(ids: list[int]) -> dict[int, Concept]:
-    return (
-        Concept.objects.select_related("category")
-        .only("taxonomy_id", "name", "category__slug", "category__name")
-        .in_bulk(ids)
-    )
-
-
-def _best_units(vector, *, concept_ids: list[int], day) -> list[AtomicUnit]:
-    """Each concept's units nearest the query, the top few a concept, ranked and cut by
-    PostgreSQL in one query with their page, snapshot date and other pages, so that only the
-    units shown leave the database. Plain SQL: the ORM spent longer building this query
-    (~5 ms) than PostgreSQL spends running it."""
+def _concepts_with_best_units(
+    vector, *, concept_ids: list[int], day
+) -> tuple[dict[int, Concept], list[tuple[AtomicUnit, str]]]:
+    """The concepts shown, and each one's units nearest the query (the top few a concept,
+    ranked and cut by PostgreSQL) with their page, part URL, snapshot date and other pages:
+    one query, so that only what is shown leaves the database. Plain SQL: the ORM spent
+    longer building these queries than PostgreSQL spends running them."""
     visible = VISIBLE_ON_DAY if day is not None else ""
-    columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
+    unit_columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
     sql = f"""
-        SELECT ranked.*, s.url, ps.fetched_at, ps.sections,
+        WITH best AS MATERIALIZED (  -- ranked once, not once per concept row below
+            SELECT id, distance FROM (
+                SELECT u.id, u.embedding <=> %(q)s::vector AS distance,
+                       row_number() OVER (
+                           PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
+                       ) AS place
+                FROM knowledge_atomicunit u
+                WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
+                  AND u.embedding IS NOT NULL {visible}
+            ) ranked
+            WHERE place <= %(per_concept)s
+        )
+        SELECT c.id, c.taxonomy_id, c.name, c.category_id, cat.slug, cat.name,
+               {unit_columns}, best.distance, src.url, ps.fetched_at, {_PART_URL_SQL},
                ARRAY(SELECT other.url FROM knowledge_unitsighting seen
                      JOIN knowledge_source other ON other.id = seen.source_id
-                     WHERE seen.unit_id = ranked.id ORDER BY other.url)
-        FROM (
-            SELECT {columns}, u.embedding <=> %(q)s::vector AS distance,
-                   row_number() OVER (
-                       PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
-                   ) AS place
-            FROM knowledge_atomicunit u
-            WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
-              AND u.embedding IS NOT NULL {visible}
-        ) ranked
-        JOIN knowledge_source s ON s.id = ranked.source_id
-        JOIN knowledge_pagesnapshot ps ON ps.id = ranked.snapshot_id
-        WHERE ranked.place <= %(per_concept)s
-        ORDER BY ranked.concept_id, ranked.distance
+                     WHERE seen.unit_id = u.id ORDER BY other.url)
+        FROM knowledge_concept c
+        JOIN knowledge_category cat ON cat.id = c.category_id
+        LEFT JOIN (best JOIN knowledge_atomicunit u ON u.id = best.id
+                   JOIN knowledge_source src ON src.id = u.source_id
+                   JOIN knowledge_pagesnapshot ps ON ps.id = u.snapshot_id)
+             ON u.concept_id = c.id
+        WHERE c.id = ANY(%(concepts)s)
+        ORDER BY c.id, best.distance
     """
     params = {"q": _vector_literal(vector), "concepts": concept_ids, "day": day,
               "per_concept": UNITS_PER_CONCEPT}  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    snapshots: dict[int, PageSnapshot] = {}  # several shown units often quote one page
-    return [_unit_shown(row, snapshots) for row in rows]
+    return _rows_shown(rows)
 
 
-def _unit_shown(row: tuple, snapshots: dict[int, PageSnapshot]) -> AtomicUnit:
-    """An AtomicUnit of the shown columns (the rest deferred), with its source and snapshot."""
-    width = len(UNIT_COLUMNS_SHOWN)
-    unit = _loaded(AtomicUnit, dict(zip(UNIT_COLUMNS_SHOWN, row[:width], strict=True)))
-    distance, _, url, fetched_at, sections, also_found_in = row[width:]
-    unit.distance = distance
-    unit.source = _loaded(Source, {"id": unit.source_id, "url": url})
-    if unit.snapshot_id not in snapshots:
-        sections = json.loads(sections) if isinstance(sections, str) else sections
-        snapshots[unit.snapshot_id] = _loaded(
-            PageSnapshot, {"id": unit.snapshot_id, "fetched_at": fetched_at, "sections": sections}
+def _rows_shown(rows: list[tuple]) -> tuple[dict[int, Concept], list[tuple[AtomicUnit, str]]]:
+    """Model instances of the shown columns (the rest deferred), one per concept, category,
+    source and snapshot however many shown units share it."""
+    concept_width = len(CONCEPT_COLUMNS_SHOWN) + len(CATEGORY_COLUMNS_SHOWN) - 1
+    unit_width = len(UNIT_COLUMNS_SHOWN)
+    concepts: dict[int, Concept] = {}
+    categories: dict[int, Category] = {}
+    sources: dict[int, Source] = {}
+    snapshots: dict[int, PageSnapshot] = {}
+    units: list[tuple[AtomicUnit, str]] = []
+    for row in rows:
+        if row[0] not in concepts:
+            concepts[row[0]] = _concept_loaded(row[:concept_width], categories)
+        unit_values = row[concept_width : concept_width + unit_width]
+        if unit_values[0] is None:  # a concept without a unit to show
+            continue
+        unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
+        distance, url, fetched_at, part_url, also_found_in = row[concept_width + unit_width :]
+        unit.distance = distance
+        if unit.source_id not in sources:
+            sources[unit.source_id] = _loaded(Source, (("id", unit.source_id), ("url", url)))
+        unit.source = sources[unit.source_id]
+        if unit.snapshot_id not in snapshots:
+            snapshots[unit.snapshot_id] = _loaded(
+                PageSnapshot, (("id", unit.snapshot_id), ("fetched_at", fetched_at))
+            )
+        unit.snapshot = snapshots[unit.snapshot_id]
+        unit.also_found_in_urls = list(also_found_in)
+        units.append((unit, part_url))
+    return concepts, units
+
+
+def _concept_loaded(values: tuple, categories: dict[int, Category]) -> Concept:
+    """A Concept from (id, taxonomy_id, name, category_id, category slug, category name)."""
+    concept = _loaded(Concept, zip(CONCEPT_COLUMNS_SHOWN, values[:4], strict=True))
+    if concept.category_id not in categories:
+        category_values = (concept.category_id, *values[4:])
+        categories[concept.category_id] = _loaded(
+            Category, zip(CATEGORY_COLUMNS_SHOWN, category_values, strict=True)
         )
-    unit.snapshot = snapshots[unit.snapshot_id]
-    unit.also_found_in_urls = list(also_found_in)
-    return unit
+    concept.category = categories[concept.category_id]
+    return concept
 
 
-def _loaded(model, values: dict):
-    """A model instance as the ORM loads one with only these fields (the rest deferred);
-    Model.from_db takes the values in the model's field order."""
-    fields = [f for f in model._meta.concrete_fields if f.attname in values]
-    return model.from_db(
-        connection.alias, [f.attname for f in fields], [values[f.attname] for f in fields]
-    )
+@dataclass
+class TopicFacts:
+    """What the knowledge base holds on the question's topic: how many units (visible or
+    not) and its threshold units, whatever their dates."""
+
+    concept: Concept
+    unit_count: int
+    thresholds: list[AtomicUnit]
 
 
-def superseded_on(day: dt.date) -> Q:
-    return Q(superseded_by__isnull=False) & (
-        Q(superseded_date__isnull=True) | Q(superseded_date__lte=day)
-    )
+THRESHOLD_COLUMNS = ("id", "valid_from", "valid_to", "superseded_by_id", "superseded_date")
 
 
-def _part_url(unit: AtomicUnit) -> str:
-    section = section_at(unit.snapshot.sections or [], unit.evidence_start)
-    return (section or {}).get("url") or unit.source.url
+def _topic_facts(concept_id: int) -> TopicFacts:
+    threshold_columns = ", ".join(f"u.{name}" for name in THRESHOLD_COLUMNS)
+    sql = f"""
+        SELECT c.id, c.taxonomy_id, c.name, c.category_id, cat.slug, cat.name,
+               (SELECT count(*) FROM knowledge_atomicunit alive
+                WHERE alive.concept_id = c.id AND alive.deleted_at IS NULL),
+               {threshold_columns}
+        FROM knowledge_concept c
+        JOIN knowledge_category cat ON cat.id = c.category_id
+        LEFT JOIN knowledge_atomicunit u
+             ON u.concept_id = c.id AND u.deleted_at IS NULL AND u.unit_type = 'threshold'
+        WHERE c.id = %s
+        ORDER BY u.id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [concept_id])
+        rows = cursor.fetchall()
+    width = len(CONCEPT_COLUMNS_SHOWN) + len(CATEGORY_COLUMNS_SHOWN) - 1
+    thresholds = [
+        _loaded(AtomicUnit, zip(THRESHOLD_COLUMNS, row[width + 1 :], strict=True), unit_type="threshold")
+        for row in rows
+        if row[width + 1] is not None
+    ]  # fmt: skip
+    return TopicFacts(_concept_loaded(rows[0][:width], {}), rows[0][width], thresholds)
+
+
+def _loaded(model, values, **more):
+    """A model instance as the ORM loads one with only these fields (the rest deferred):
+    `values` are (attname, value) pairs; Model.from_db takes them in the model's field order."""
+    values = dict(values, **more)
+    attnames = _field_order(model, tuple(values))
+    return model.from_db(connection.alias, attnames, [values[name] for name in attnames])
+
+
+@functools.cache
+def _field_order(model, attnames: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f.attname for f in model._meta.concrete_fields if f.attname in attnames)
 
 
 # --- outcome --------------------------------------------------------------------------------
@@ -514,19 +586,12 @@ def decide_outcome(*, params, hits, concept_rows, unit_rows, thresholds, quality
         return "no_match", ["out_of_scope"]
     if not hits:
         return "no_match", ["nothing_above_floor"]
-    topic_id = concept_rows[0][0]
-    topic = next((hit.concept for hit in hits if hit.concept.pk == topic_id), None)
-    topic = topic or _concepts_shown([topic_id])[topic_id]
-    topic_units = list(
-        AtomicUnit.objects.alive()
-        .filter(concept_id=topic_id)
-        .only("unit_type", "valid_from", "valid_to", "superseded_by_id", "superseded_date")
-    )
+    topic = _topic_facts(concept_rows[0][0])
     bearing = [hit for hit in hits if hit.units]
     if not bearing:
         return "no_match", ["no_rule_in_force_on_date" if params.as_of else "only_historical"]
     if (
-        not topic_units
+        not topic.unit_count
         and best_concept - max(hit.concept_similarity for hit in bearing) >= NO_FACTS_GAP
     ):
         return "no_match", ["no_facts_for_concept"]
@@ -534,9 +599,9 @@ def decide_outcome(*, params, hits, concept_rows, unit_rows, thresholds, quality
     if not good:
         return "low_confidence", ["below_quality"]
     if _AMOUNT_QUESTION.search(params.query):
-        thresholds_found = _thresholds_for_topic(topic, topic_units, good, day=day)
+        thresholds_found = _thresholds_for_topic(topic, good, day=day)
         if not thresholds_found:
-            if params.as_of and any(unit.unit_type == "threshold" for unit in topic_units):
+            if params.as_of and topic.thresholds:
                 return "no_match", ["no_rule_in_force_on_date"]
             return "low_confidence", ["no_amount_in_kb"]
         if params.as_of and not any(
@@ -555,20 +620,19 @@ def _stems(text: str) -> set[str]:
     }
 
 
-def _thresholds_for_topic(topic, topic_units, good, *, day) -> list[AtomicUnit]:
+def _thresholds_for_topic(topic: TopicFacts, good, *, day) -> list[AtomicUnit]:
     """Threshold units, in force on `day`, that answer an amount question about `topic`.
 
     When the topic holds facts, its own thresholds decide: facts without an amount mean the
     amount is not known. When it holds none, its facts were filed under a neighbouring
     concept: thresholds among the best results that name the topic answer."""
-    if topic_units:
+    if topic.unit_count:
         return [
             unit
-            for unit in topic_units
-            if unit.unit_type == "threshold"
-            and unit.temporal_status_on(day) == TemporalStatus.CURRENT
+            for unit in topic.thresholds
+            if unit.temporal_status_on(day) == TemporalStatus.CURRENT
         ]
-    distinct = _stems(topic.name) - _stems(topic.category.name)
+    distinct = _stems(topic.concept.name) - _stems(topic.concept.category.name)
     found = []
     for hit in good[:5]:
         for unit_hit in hit.units:

@@ -187,6 +187,18 @@ def test_units_say_which_other_pages_state_them(kb, api):
     assert api.get(f"/units/{unit.pk}").json()["also_found_in"] == [other.url]
 
 
+def test_each_unit_links_to_the_innermost_page_part_holding_its_quote(kb, api):
+    """The search finds part URLs in SQL; they must agree with knowledge.parsing.section_at."""
+    from navigator.presenters import unit_part_url
+
+    body = api.search(query="Who can get Universal Credit and how much is it?", k=10).json()
+    shown = {u["id"]: u["part_url"] for c in body["concepts"] for g in c["sources"] for u in g["units"]}  # fmt: skip
+    units = AtomicUnit.objects.select_related("source", "snapshot").in_bulk(list(shown))
+    assert len(shown) >= 5
+    assert shown == {pk: unit_part_url(unit) for pk, unit in units.items()}
+    assert any(url != units[pk].source.url for pk, url in shown.items())  # parts, not just pages
+
+
 def test_date_with_no_rule_in_force(kb, api):
     body = api.search(
         query="How much is the full new State Pension a week?", as_of="2012-06-01"
