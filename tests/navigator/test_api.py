@@ -256,6 +256,18 @@ def test_every_search_is_logged_with_its_token_outcome_and_stages(kb, api, token
     assert "sql" in log.timings_ms
 
 
+def test_search_answers_exactly_in_its_documented_schema(kb, api):
+    """The endpoint sends the presenter's body without ninja validating it again."""
+    from ninja.responses import NinjaJSONEncoder
+
+    from navigator.schemas import SearchOut
+
+    body = api.search(query="State Pension weekly amount", include_historical=True).json()
+    assert body["concepts"] and body["concepts"][0]["sources"]
+    validated = SearchOut.model_validate(body).model_dump()
+    assert json.loads(json.dumps(validated, cls=NinjaJSONEncoder)) == body
+
+
 def test_tokens_are_stored_hashed(token):
     model, raw = token
     assert raw.startswith("nav_") and raw not in (model.token_hash, model.token_prefix)
