@@ -19,26 +19,24 @@ import hashlib
 import logging
 import resource
 import statistics
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
-from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import httpx
 import numpy as np
 from django.conf import settings
-from django.db import connection, connections, transaction
-from django.test.utils import override_settings
+from django.db import connection, transaction
 from django.utils import timezone
 from pgvector.psycopg.vector import register_vector_info
 from psycopg.types import TypeInfo
 
 from knowledge import retrieval
-from knowledge.embeddings import DIMENSIONS, Embedder, get_embedder
+from knowledge.bench_serve import ServedApi, api_served
+from knowledge.embeddings import DIMENSIONS, get_embedder
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
 
 PRODUCTION_CONCEPTS = 746
@@ -50,6 +48,7 @@ K = 5
 UNIT_LIMIT = 2 * K * 10  # what concept_search asks _nearest_units for
 FAR_QUERY_SHARE = 0.05
 WARMUP_CALLS = 5
+BENCH_TOKEN = "bench-search"
 KNOWLEDGE_TABLES = [
     "knowledge_atomicunit",
     "knowledge_pagesnapshot",
@@ -145,6 +144,8 @@ class Latencies:
     endpoint_ms: list[float]  # the endpoint's own `timings_ms.http`, embedding excluded
     embed_ms: list[float]  # the model's share of the embedding-included requests
     service_stages_ms: dict[str, list[float]]  # concept_search's own timings
+    api_peak_mb: float = float("nan")  # the largest API worker's peak resident size
+    api_model_peak_mb: float = float("nan")  # the same with the embedding model loaded
 
 
 @dataclass
@@ -159,8 +160,7 @@ class ScaleResult:
     concept_index_bytes: int
     unit_query_plan: str
     shared_buffers: str
-    peak_rss_mb: float
-    rss_mb: float
+    bench_peak_mb: float  # this process: the synthetic base's arrays, the client
     seconds: float
 
 
@@ -194,7 +194,7 @@ def scale_run(*, scale: float, options: BenchOptions, progress: Progress) -> Sca
     latencies = latencies_measure(
         queries=drawn, options=options, floor=floor, day=day, progress=progress
     )
-    peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    bench_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     progress(f"{scale:g}×: recall against exact search")
     recall = recall_measure(
         vectors=drawn.vectors, ef_values=options.recall_ef or (settings.RETRIEVAL_EF_SEARCH,)
@@ -211,8 +211,7 @@ def scale_run(*, scale: float, options: BenchOptions, progress: Progress) -> Sca
         concept_index_bytes=_relation_bytes("concept_embedding_hnsw"),
         unit_query_plan=plan,
         shared_buffers=_setting("shared_buffers"),
-        peak_rss_mb=peak_rss_mb,
-        rss_mb=_current_rss_mb(),
+        bench_peak_mb=bench_peak_mb,
         seconds=time.perf_counter() - started,
     )
 
@@ -689,13 +688,13 @@ def latencies_measure(
     """Each path goes over all the questions in a pass of its own, the passes in turn and in
     a rotating order. Timing the three paths question by question favoured the later ones:
     the first to ask left the index pages in shared_buffers (at 100×, 47 ms p50 for the
-    service against 33 ms for HTTP around it). Then HTTP with the real embedder on a few."""
+    service against 33 ms for HTTP around it). Then HTTP with the real embedder on a few.
+    The API runs in gunicorn workers of its own (knowledge.bench_serve)."""
     pairs = list(zip(queries.texts, queries.vectors, strict=True))
-    lookup = _LookupEmbedder(name=get_embedder().name, vectors=dict(pairs))
     result = Latencies([], [], [], [], [], [], defaultdict(list))
-    with _embedder_switched(lookup) as switch, _api_client() as client:
-        for vector in queries.vectors:  # brings pages into the OS cache, untimed
-            _raw_sql_ms(vector, floor=floor, day=day)
+    for vector in queries.vectors:  # brings pages into the OS cache, untimed
+        _raw_sql_ms(vector, floor=floor, day=day)
+    with _api_client(dict(pairs), embed=False) as (client, server):
         for text, vector in pairs[:WARMUP_CALLS]:
             _service_timings(vector)
             _http_timings(client, text=text)
@@ -709,10 +708,12 @@ def latencies_measure(
             turn = repeat % len(passes)
             for timed_pass in passes[turn:] + passes[:turn]:
                 timed_pass()
-        if options.embedded_queries:
-            progress(f"  HTTP with the local embedder ({options.embedded_queries} queries)")
-            switch.active = _EmbedThenLookup(real=get_embedder(), lookup=lookup)
+        result.api_peak_mb = server.workers_peak_mb()
+    if options.embedded_queries:
+        progress(f"  HTTP with the local embedder ({options.embedded_queries} queries)")
+        with _api_client(dict(pairs), embed=True) as (client, server):
             _http_embedded_pass(result, queries.texts[: options.embedded_queries], client=client)
+            result.api_model_peak_mb = server.workers_peak_mb()
     return result
 
 
@@ -774,66 +775,29 @@ def _http_timings(client: httpx.Client, *, text: str) -> tuple[float, dict[str, 
     return elapsed, response.json()["timings_ms"]
 
 
-@dataclass
-class _LookupEmbedder:
-    """Answers each benchmark question with its planned vector: no model in the timing."""
-
-    name: str
-    vectors: dict[str, np.ndarray]
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self.vectors[text] for text in texts])
-
-
-@dataclass
-class _EmbedThenLookup:
-    """Pays for the real model on the question, then answers with the planned vector, so
-    the rest of the request does the same work as without embedding."""
-
-    real: Embedder
-    lookup: _LookupEmbedder
-
-    @property
-    def name(self) -> str:
-        return self.real.name
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.real.embed(texts)
-        return self.lookup.embed(texts)
-
-
-@dataclass
-class _EmbedderSwitch:
-    active: Embedder
-
-    def __call__(self) -> Embedder:
-        return self.active
-
-
 @contextmanager
-def _embedder_switched(embedder: Embedder) -> Iterator[_EmbedderSwitch]:
-    """retrieval.py imported get_embedder by name, so its reference is the one to replace."""
-    switch, original = _EmbedderSwitch(embedder), retrieval.get_embedder
-    retrieval.get_embedder = switch
-    try:
-        yield switch
-    finally:
-        retrieval.get_embedder = original
+def _api_client(
+    questions: dict[str, np.ndarray], *, embed: bool
+) -> Iterator[tuple[httpx.Client, ServedApi]]:
+    """A client holding a fresh token, and the API served by its own processes."""
+    from navigator.models import ApiToken  # the benchmark reaches into navigator for these
+    from navigator.services import api_token_create
+
+    ApiToken.objects.filter(name=BENCH_TOKEN).delete()
+    _, raw = api_token_create(name=BENCH_TOKEN)
+    served = api_served(questions=questions, model_name=get_embedder().name, embed=embed)
+    with _quiet_httpx(), served as server, _client(server.base_url, token=raw) as client:
+        yield client, server
 
 
-@contextmanager
-def _api_client() -> Iterator[httpx.Client]:
-    """A client of the real API served over HTTP from this process, holding a fresh token."""
-    from navigator.services import api_token_create  # see _throttle_lifted
-
-    with _production_like(), _throttle_lifted(), _quiet_httpx(), _api_served() as base_url:
-        _, raw = api_token_create(name="bench-search")
-        headers = {"Authorization": f"Bearer {raw}"}
-        # trust_env=False: a proxy from the environment must not sit between client and server.
-        with httpx.Client(
-            base_url=base_url, headers=headers, timeout=120, trust_env=False
-        ) as client:
-            yield client
+def _client(base_url: str, *, token: str) -> httpx.Client:
+    # trust_env=False: a proxy from the environment must not sit between client and server.
+    return httpx.Client(
+        base_url=base_url,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=120,
+        trust_env=False,
+    )
 
 
 @contextmanager
@@ -846,72 +810,6 @@ def _quiet_httpx() -> Iterator[None]:
         yield
     finally:
         logger.setLevel(saved)
-
-
-@contextmanager
-def _production_like() -> Iterator[None]:
-    """DEBUG off (no per-query log, as in production), this server's address allowed, and
-    persistent database connections as production's DATABASE_URL configures (conn_max_age=60)."""
-    database = connection.settings_dict  # the dict every thread's connection is created from
-    saved = database["CONN_MAX_AGE"]
-    database["CONN_MAX_AGE"] = 60
-    try:
-        with override_settings(DEBUG=False, ALLOWED_HOSTS=[*settings.ALLOWED_HOSTS, "127.0.0.1"]):
-            yield
-    finally:
-        database["CONN_MAX_AGE"] = saved
-
-
-@contextmanager
-def _throttle_lifted() -> Iterator[None]:
-    """The API allows a token API_THROTTLE_RATE (60/minute) calls; a benchmark makes
-    hundreds. The limit is raised on the throttle instances themselves, so each request still
-    pays for the throttle's cache bookkeeping as in production.
-
-    This reaches into navigator (as do the token and the served URLconf): knowledge otherwise
-    never imports it, and this module belongs beside navigator's API for that reason."""
-    from navigator.api import api
-
-    throttles = api.throttle if isinstance(api.throttle, list) else [api.throttle]
-    saved = [throttle.num_requests for throttle in throttles]
-    for throttle in throttles:
-        throttle.num_requests = 10**9
-    try:
-        yield
-    finally:
-        for throttle, limit in zip(throttles, saved, strict=True):
-            throttle.num_requests = limit
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format, *args) -> None:  # the stdlib's signature
-        pass  # a line per request would bury the progress output
-
-
-@contextmanager
-def _api_served() -> Iterator[str]:
-    """The Django WSGI app on 127.0.0.1 in a thread of this process. One server thread
-    serves requests in turn and keeps its database connection, like a gunicorn sync worker
-    (production runs `gunicorn --workers 3`); a thread per request would open a new
-    PostgreSQL session for every request, which production does not pay."""
-    from django.core.wsgi import get_wsgi_application
-
-    server = make_server("127.0.0.1", 0, get_wsgi_application(), handler_class=_QuietHandler)
-    thread = threading.Thread(target=_serve_then_disconnect, args=(server,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        thread.join()
-        server.server_close()
-
-
-def _serve_then_disconnect(server) -> None:
-    try:
-        server.serve_forever(poll_interval=0.05)
-    finally:
-        connections.close_all()  # else dropping the throwaway database finds this session
 
 
 # --- recall, plans, sizes ----------------------------------------------------------------------
@@ -1004,11 +902,3 @@ def _relation_bytes(name: str) -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_relation_size(%s::regclass)", [name])
         return cursor.fetchone()[0]
-
-
-def _current_rss_mb() -> float:
-    try:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
-    except OSError:  # not Linux: the peak figure still stands
-        return float("nan")

@@ -88,8 +88,11 @@ class Command(BaseCommand):
               f"({_mb(r.concept_index_bytes)})")  # fmt: skip
         self._latency_table(r.latencies)
         self._recall_lines(r)
-        write(f"memory of the serving process: peak {r.peak_rss_mb:,.0f} MB (ru_maxrss, whole "
-              f"process so far), now {r.rss_mb:,.0f} MB; scale run {r.seconds:.0f} s")  # fmt: skip
+        lat = r.latencies
+        write(f"memory of an API worker (gunicorn, its own process): peak {lat.api_peak_mb:,.0f} MB "
+              f"answering with planned vectors, {lat.api_model_peak_mb:,.0f} MB with the embedding "
+              f"model loaded; this benchmark process: peak {r.bench_peak_mb:,.0f} MB; "
+              f"scale run {r.seconds:.0f} s")  # fmt: skip
         write(_plan_line(r))
         if explain:
             write("unit query plan:\n" + r.unit_query_plan)

@@ -1,0 +1,187 @@
+"""The API as the search benchmark serves it: in processes of its own, under gunicorn, as
+production runs it (docker-compose: `gunicorn navigator.wsgi:application --workers 3`).
+
+Serving from a thread of the benchmark's own process made client and server share one
+interpreter lock: the client waited for the server's after-response work, and the server for
+the client's parsing, which no caller of a real deployment pays. The worker processes load
+`knowledge.bench_wsgi`, which answers each benchmark question with its planned vector
+(`lookup`) or embeds it with the real model first (`model`), so that the rest of every
+request does the same work.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import numpy as np
+from django.conf import settings
+from django.db import connection
+
+from knowledge.embeddings import Embedder
+
+WORKERS = 3  # as docker-compose runs the API
+READY_SECONDS = 120
+QUESTIONS_FILE = "NAVIGATOR_BENCH_QUESTIONS"
+EMBEDDER_MODE = "NAVIGATOR_BENCH_EMBEDDER"
+APPLICATION_NAME = "navigator-bench-api"  # the workers' database sessions, to wait for their end
+
+
+@dataclass
+class LookupEmbedder:
+    """Answers each benchmark question with its planned vector: no model in the timing."""
+
+    name: str
+    vectors: dict[str, np.ndarray]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.vectors[text] for text in texts])
+
+
+@dataclass
+class EmbedThenLookup:
+    """Pays for the real model on the question, then answers with the planned vector, so
+    the rest of the request does the same work as without embedding."""
+
+    real: Embedder
+    lookup: LookupEmbedder
+
+    @property
+    def name(self) -> str:
+        return self.real.name
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.real.embed(texts)
+        return self.lookup.embed(texts)
+
+
+@dataclass
+class ServedApi:
+    base_url: str
+    process: subprocess.Popen
+
+    def workers_peak_mb(self) -> float:
+        """The largest peak resident size (VmHWM) among the worker processes."""
+        peaks = [_status_mb(pid, "VmHWM") for pid in self._worker_pids()]
+        return max(peaks, default=float("nan"))
+
+    def _worker_pids(self) -> list[int]:
+        pid = self.process.pid
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+        except OSError:  # not Linux
+            return []
+        return [int(child) for child in children.split()]
+
+
+def _status_mb(pid: int, field: str) -> float:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return float("nan")
+    for line in status.splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024  # kB
+    return float("nan")
+
+
+@contextmanager
+def api_served(
+    *, questions: dict[str, np.ndarray], model_name: str, embed: bool
+) -> Iterator[ServedApi]:
+    """gunicorn serving the API over the current database on a loopback port, until the
+    block ends; then the workers' database sessions are gone before this returns."""
+    with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
+        questions_file = Path(folder) / "questions.npz"
+        np.savez(
+            questions_file,
+            texts=np.array(list(questions)),
+            vectors=np.stack(list(questions.values())),
+            model=np.array(model_name),
+        )
+        # The listening socket is made here and inherited, so its port is known at once.
+        listener = socket.create_server(("127.0.0.1", 0))
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        base_url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "knowledge.bench_wsgi:application",
+             "--bind", f"fd://{listener.fileno()}", "--workers", str(WORKERS),
+             "--log-level", "warning"],
+            env=_server_environment(questions_file, embed=embed),
+            cwd=settings.BASE_DIR,
+            pass_fds=[listener.fileno()],
+        )  # fmt: skip
+        try:
+            _wait_until_ready(base_url, process)
+            yield ServedApi(base_url=base_url, process=process)
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            listener.close()
+            _wait_for_sessions_to_end()
+
+
+def _server_environment(questions_file: Path, *, embed: bool) -> dict[str, str]:
+    """This process's environment with the production switches: DEBUG off, a secret of
+    its own, this database by URL (so persistent connections, as production configures)."""
+    database = connection.settings_dict
+    host = quote(database["HOST"] or "", safe="")
+    user = quote(database["USER"] or "", safe="")
+    password = quote(database["PASSWORD"] or "", safe="")
+    credentials = f"{user}:{password}@" if password else f"{user}@"
+    environment = {
+        key: value for key, value in os.environ.items() if key not in ("NAVIGATOR_DEMO",)
+    }
+    environment.update(
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1",
+        DATABASE_URL=f"postgresql://{credentials}{host}:{database['PORT'] or 5432}/{database['NAME']}"
+        f"?application_name={APPLICATION_NAME}",
+        DJANGO_SETTINGS_MODULE="navigator.settings",
+        **{QUESTIONS_FILE: str(questions_file), EMBEDDER_MODE: "model" if embed else "lookup"},
+    )
+    return environment
+
+
+def _wait_until_ready(base_url: str, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + READY_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the benchmark's API server exited with status {process.returncode} (its errors are above)")  # fmt: skip
+        try:
+            httpx.get(f"{base_url}/api/v1/health", timeout=5, trust_env=False)
+            return  # any answer, 503 included (no Redis, say), means it serves
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise RuntimeError(f"the benchmark's API server did not answer within {READY_SECONDS} s")
+
+
+def _wait_for_sessions_to_end(timeout: float = 30) -> None:
+    """Dropping the throwaway database later fails while a worker's session lingers."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND application_name = %s",
+                [APPLICATION_NAME],
+            )
+            if cursor.fetchone()[0] == 0:
+                return
+            time.sleep(0.1)

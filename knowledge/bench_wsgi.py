@@ -1,0 +1,33 @@
+"""Navigator's WSGI application as the search benchmark serves it (knowledge.bench_serve
+starts gunicorn on it): each benchmark question is answered with its planned vector, with
+or without the real model's work first, and the throttle is lifted for the benchmark's
+hundreds of calls (each still pays for the throttle's bookkeeping). Never served otherwise."""
+
+import os
+
+import numpy as np
+from django.core.wsgi import get_wsgi_application
+
+application = get_wsgi_application()
+
+
+def _prepare() -> None:
+    from knowledge import retrieval
+    from knowledge.bench_serve import EMBEDDER_MODE, QUESTIONS_FILE, EmbedThenLookup, LookupEmbedder
+    from knowledge.embeddings import get_embedder
+    from navigator.api import api
+
+    questions = np.load(os.environ[QUESTIONS_FILE])
+    vectors = dict(zip(questions["texts"].tolist(), questions["vectors"], strict=True))
+    lookup = LookupEmbedder(name=str(questions["model"]), vectors=vectors)
+    if os.environ[EMBEDDER_MODE] == "model":
+        embedder = EmbedThenLookup(real=get_embedder(), lookup=lookup)
+    else:
+        embedder = lookup
+    retrieval.get_embedder = lambda: embedder
+    throttles = api.throttle if isinstance(api.throttle, list) else [api.throttle]
+    for throttle in throttles:
+        throttle.num_requests = 10**9
+
+
+_prepare()
