@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import json
 import re
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 from django.conf import settings
@@ -26,6 +30,7 @@ from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
 from knowledge.temporal import TemporalStatus
 from knowledge.textfacts import STOPWORDS
 
+T = TypeVar("T")
 MAX_QUERY_CHARS = 2000
 UNITS_PER_CONCEPT = 8
 _AMOUNT_QUESTION = re.compile(
@@ -124,12 +129,11 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
     vector_text = _vector_literal(query_vector)
     category_ids = _category_ids(params.categories)
     limit = 2 * params.k
+    concepts_found = _alongside(
+        _nearest_concepts_tuned,
+        vector_text=vector_text, floor=floor, limit=max(limit, 10), category_ids=category_ids,
+    )  # fmt: skip
     with transaction.atomic():
-        # The concept index is a tenth of the unit index and only its top few matter.
-        _tune_index_scans(settings.RETRIEVAL_CONCEPT_EF_SEARCH)
-        concept_rows = _nearest_concepts(
-            vector_text, floor=floor, limit=max(limit, 10), category_ids=category_ids
-        )
         _tune_index_scans()
         unit_rows = _nearest_units(
             vector_text, floor=floor, limit=limit * 10, category_ids=category_ids,
@@ -145,6 +149,7 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
             if hybrid
             else []
         )
+    concept_rows = concepts_found()
     timings["sql"] = _ms(step)
 
     step = time.perf_counter()
@@ -153,13 +158,16 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
     timings["rank"] = _ms(step)
 
     step = time.perf_counter()
-    hits = _load_hits(kept, vector_text, day=day, visible_only=visible_only)
+    topic_id = concept_rows[0][0] if concept_rows else None
+    hits, topic = _load_hits(
+        kept, vector_text, topic_id=topic_id, day=day, visible_only=visible_only
+    )
     timings["units"] = _ms(step)
 
     step = time.perf_counter()
     outcome, reasons = decide_outcome(
-        params=params, hits=hits, concept_rows=concept_rows, unit_rows=unit_rows,
-        thresholds=thresholds, quality=quality, day=day,
+        params=params, hits=hits, topic=topic, concept_rows=concept_rows,
+        thresholds=thresholds, day=day,
     )  # fmt: skip
     context, tokens = assemble_context(hits, budget=params.token_budget, day=day)
     sources = list(
@@ -234,6 +242,54 @@ def _tune_index_scans(ef_search: int | None = None) -> None:
             " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
             [str(ef_search or settings.RETRIEVAL_EF_SEARCH)],
         )
+
+
+def _nearest_concepts_tuned(*, vector_text: str, floor: float, limit: int, category_ids):
+    # The concept index is a tenth of the unit index and only its top few matter.
+    with transaction.atomic():
+        _tune_index_scans(settings.RETRIEVAL_CONCEPT_EF_SEARCH)
+        return _nearest_concepts(vector_text, floor=floor, limit=limit, category_ids=category_ids)
+
+
+def _alongside(query: Callable[..., T], **kwargs) -> Callable[[], T]:
+    """Start `query` in a database session of its own, on this process's side thread, and
+    return a function that waits for its result: the concept and unit index scans are
+    independent, so the concepts' (~10 ms at 100× scale) run while the units' do.
+
+    A caller inside a transaction may hold rows no other session can see (a test's data,
+    an import's), so then the query runs here, in this session, before the units'."""
+    if connection.in_atomic_block:
+        result = query(**kwargs)
+        return lambda: result
+    future = _side_thread().submit(_in_side_session, query, kwargs)
+    return future.result
+
+
+@functools.cache
+def _side_thread() -> ThreadPoolExecutor:
+    """Made at first use, so in each worker after a fork, never in the parent before it."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="navigator-search-side")
+
+
+def _in_side_session(query: Callable[..., T], kwargs: dict) -> T:
+    """The side thread keeps its own connection from one search to the next (Django's
+    request cycle, which ages connections out, never runs on it); a failure closes it, so
+    the next search starts a fresh session."""
+    try:
+        return query(**kwargs)
+    except Exception:
+        connection.close()
+        raise
+
+
+def side_sessions_close() -> None:
+    """Close the side thread's database session (before dropping its database, say)."""
+    if _side_thread.cache_info().currsize:
+        _side_thread().submit(_close_this_threads_connection).result()
+
+
+def _close_this_threads_connection() -> None:
+    connection.close()  # `connection` is the calling thread's
 
 
 def _vector_literal(vector: np.ndarray | str) -> str:
@@ -381,12 +437,20 @@ def _apply_quality(ranked: list[dict], *, quality: float, k: int, min_results: i
 # --- units for the chosen concepts ------------------------------------------------------------
 
 
-def _load_hits(kept: list[dict], vector, *, day: dt.date, visible_only: bool) -> list[ConceptHit]:
+def _load_hits(
+    kept: list[dict], vector, *, topic_id: int | None, day: dt.date, visible_only: bool
+) -> tuple[list[ConceptHit], TopicFacts | None]:
+    """The kept concepts with their units, and what the knowledge base holds on the topic
+    (the concept nearest the question), which the outcome weighs: one query for both."""
     if not kept:
-        return []
-    concepts, units = _concepts_with_best_units(
-        vector, concept_ids=[row["id"] for row in kept], day=day if visible_only else None
+        return [], None
+    shown = _concepts_with_best_units(
+        vector,
+        concept_ids=[row["id"] for row in kept],
+        topic_id=topic_id,
+        day=day if visible_only else None,
     )
+    concepts, units = shown.concepts, shown.units
     by_concept: dict[int, list[UnitHit]] = defaultdict(list)
     for unit, part_url in units:
         status = unit.temporal_status_on(day).value
@@ -401,7 +465,7 @@ def _load_hits(kept: list[dict], vector, *, day: dt.date, visible_only: bool) ->
         )  # fmt: skip
         hit.units = by_concept.get(row["id"], [])
         hits.append(hit)
-    return hits
+    return hits, shown.topic
 
 
 # What a search shows of a unit: vectors and page texts stay in the database (parsing a
@@ -420,98 +484,10 @@ CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
 _PART_URL_SQL = """
     COALESCE(NULLIF((
         SELECT section->>'url' FROM jsonb_array_elements(ps.sections) WITH ORDINALITY AS s(section, n)
-        WHERE (section->>'start')::int <= u.evidence_start AND u.evidence_start <= (section->>'end')::int
+        WHERE (section->>'start')::int <= ranked.evidence_start AND ranked.evidence_start <= (section->>'end')::int
         ORDER BY n DESC LIMIT 1
     ), ''), src.url)
 """  # fmt: skip
-
-
-def _concepts_with_best_units(
-    vector, *, concept_ids: list[int], day
-) -> tuple[dict[int, Concept], list[tuple[AtomicUnit, str]]]:
-    """The concepts shown, and each one's units nearest the query (the top few a concept,
-    ranked and cut by PostgreSQL) with their page, part URL, snapshot date and other pages:
-    one query, so that only what is shown leaves the database. Plain SQL: the ORM spent
-    longer building these queries than PostgreSQL spends running them."""
-    visible = VISIBLE_ON_DAY if day is not None else ""
-    unit_columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
-    sql = f"""
-        WITH best AS MATERIALIZED (  -- ranked once, not once per concept row below
-            SELECT id, distance FROM (
-                SELECT u.id, u.embedding <=> %(q)s::vector AS distance,
-                       row_number() OVER (
-                           PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
-                       ) AS place
-                FROM knowledge_atomicunit u
-                WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
-                  AND u.embedding IS NOT NULL {visible}
-            ) ranked
-            WHERE place <= %(per_concept)s
-        )
-        SELECT c.id, c.taxonomy_id, c.name, c.category_id, cat.slug, cat.name,
-               {unit_columns}, best.distance, src.url, ps.fetched_at, {_PART_URL_SQL},
-               ARRAY(SELECT other.url FROM knowledge_unitsighting seen
-                     JOIN knowledge_source other ON other.id = seen.source_id
-                     WHERE seen.unit_id = u.id ORDER BY other.url)
-        FROM knowledge_concept c
-        JOIN knowledge_category cat ON cat.id = c.category_id
-        LEFT JOIN (best JOIN knowledge_atomicunit u ON u.id = best.id
-                   JOIN knowledge_source src ON src.id = u.source_id
-                   JOIN knowledge_pagesnapshot ps ON ps.id = u.snapshot_id)
-             ON u.concept_id = c.id
-        WHERE c.id = ANY(%(concepts)s)
-        ORDER BY c.id, best.distance
-    """
-    params = {"q": _vector_literal(vector), "concepts": concept_ids, "day": day,
-              "per_concept": UNITS_PER_CONCEPT}  # fmt: skip
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    return _rows_shown(rows)
-
-
-def _rows_shown(rows: list[tuple]) -> tuple[dict[int, Concept], list[tuple[AtomicUnit, str]]]:
-    """Model instances of the shown columns (the rest deferred), one per concept, category,
-    source and snapshot however many shown units share it."""
-    concept_width = len(CONCEPT_COLUMNS_SHOWN) + len(CATEGORY_COLUMNS_SHOWN) - 1
-    unit_width = len(UNIT_COLUMNS_SHOWN)
-    concepts: dict[int, Concept] = {}
-    categories: dict[int, Category] = {}
-    sources: dict[int, Source] = {}
-    snapshots: dict[int, PageSnapshot] = {}
-    units: list[tuple[AtomicUnit, str]] = []
-    for row in rows:
-        if row[0] not in concepts:
-            concepts[row[0]] = _concept_loaded(row[:concept_width], categories)
-        unit_values = row[concept_width : concept_width + unit_width]
-        if unit_values[0] is None:  # a concept without a unit to show
-            continue
-        unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
-        distance, url, fetched_at, part_url, also_found_in = row[concept_width + unit_width :]
-        unit.distance = distance
-        if unit.source_id not in sources:
-            sources[unit.source_id] = _loaded(Source, (("id", unit.source_id), ("url", url)))
-        unit.source = sources[unit.source_id]
-        if unit.snapshot_id not in snapshots:
-            snapshots[unit.snapshot_id] = _loaded(
-                PageSnapshot, (("id", unit.snapshot_id), ("fetched_at", fetched_at))
-            )
-        unit.snapshot = snapshots[unit.snapshot_id]
-        unit.also_found_in_urls = list(also_found_in)
-        units.append((unit, part_url))
-    return concepts, units
-
-
-def _concept_loaded(values: tuple, categories: dict[int, Category]) -> Concept:
-    """A Concept from (id, taxonomy_id, name, category_id, category slug, category name)."""
-    concept = _loaded(Concept, zip(CONCEPT_COLUMNS_SHOWN, values[:4], strict=True))
-    if concept.category_id not in categories:
-        category_values = (concept.category_id, *values[4:])
-        categories[concept.category_id] = _loaded(
-            Category, zip(CATEGORY_COLUMNS_SHOWN, category_values, strict=True)
-        )
-    concept.category = categories[concept.category_id]
-    return concept
 
 
 @dataclass
@@ -524,33 +500,137 @@ class TopicFacts:
     thresholds: list[AtomicUnit]
 
 
+@dataclass
+class _Shown:
+    concepts: dict[int, Concept]
+    units: list[tuple[AtomicUnit, str]]  # with its part URL
+    topic: TopicFacts | None
+
+
 THRESHOLD_COLUMNS = ("id", "valid_from", "valid_to", "superseded_by_id", "superseded_date")
 
 
-def _topic_facts(concept_id: int) -> TopicFacts:
-    threshold_columns = ", ".join(f"u.{name}" for name in THRESHOLD_COLUMNS)
+def _concepts_with_best_units(
+    vector, *, concept_ids: list[int], topic_id: int | None, day
+) -> _Shown:
+    """The concepts shown, and each one's units nearest the query (the top few a concept,
+    ranked and cut by PostgreSQL) with their page, part URL, snapshot date and other pages,
+    and the topic's facts: one query, so that only what is shown leaves the database. Plain
+    SQL: the ORM spent longer building these queries than PostgreSQL spends running them."""
+    visible = VISIBLE_ON_DAY if day is not None else ""
+    unit_columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
+    threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
     sql = f"""
+        WITH best AS MATERIALIZED (  -- ranked once, whatever the join order below
+            SELECT ranked.*, src.url, ps.fetched_at, {_PART_URL_SQL},
+                   ARRAY(SELECT other.url FROM knowledge_unitsighting seen
+                         JOIN knowledge_source other ON other.id = seen.source_id
+                         WHERE seen.unit_id = ranked.id ORDER BY other.url)
+            FROM (
+                SELECT {unit_columns}, u.embedding <=> %(q)s::vector AS distance,
+                       row_number() OVER (
+                           PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
+                       ) AS place
+                FROM knowledge_atomicunit u
+                WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
+                  AND u.embedding IS NOT NULL {visible}
+            ) ranked  -- the topic's units are not shown unless the topic is kept
+            JOIN knowledge_source src ON src.id = ranked.source_id
+            JOIN knowledge_pagesnapshot ps ON ps.id = ranked.snapshot_id
+            WHERE ranked.place <= %(per_concept)s
+        )
         SELECT c.id, c.taxonomy_id, c.name, c.category_id, cat.slug, cat.name,
-               (SELECT count(*) FROM knowledge_atomicunit alive
-                WHERE alive.concept_id = c.id AND alive.deleted_at IS NULL),
-               {threshold_columns}
+               CASE WHEN c.id = %(topic)s THEN (
+                   SELECT count(*) FROM knowledge_atomicunit alive
+                   WHERE alive.concept_id = c.id AND alive.deleted_at IS NULL
+               ) END,
+               CASE WHEN c.id = %(topic)s THEN (
+                   SELECT json_agg(json_build_array({threshold_columns}) ORDER BY t.id)
+                   FROM knowledge_atomicunit t
+                   WHERE t.concept_id = c.id AND t.deleted_at IS NULL AND t.unit_type = 'threshold'
+               ) END,
+               best.*
         FROM knowledge_concept c
         JOIN knowledge_category cat ON cat.id = c.category_id
-        LEFT JOIN knowledge_atomicunit u
-             ON u.concept_id = c.id AND u.deleted_at IS NULL AND u.unit_type = 'threshold'
-        WHERE c.id = %s
-        ORDER BY u.id
+        LEFT JOIN best ON best.concept_id = c.id
+        WHERE c.id = ANY(%(concepts)s) OR c.id = %(topic)s
+        ORDER BY c.id, best.distance
     """
+    params = {"q": _vector_literal(vector), "concepts": concept_ids, "topic": topic_id,
+              "day": day, "per_concept": UNITS_PER_CONCEPT}  # fmt: skip
     with connection.cursor() as cursor:
-        cursor.execute(sql, [concept_id])
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
-    width = len(CONCEPT_COLUMNS_SHOWN) + len(CATEGORY_COLUMNS_SHOWN) - 1
-    thresholds = [
-        _loaded(AtomicUnit, zip(THRESHOLD_COLUMNS, row[width + 1 :], strict=True), unit_type="threshold")
-        for row in rows
-        if row[width + 1] is not None
-    ]  # fmt: skip
-    return TopicFacts(_concept_loaded(rows[0][:width], {}), rows[0][width], thresholds)
+    return _rows_shown(rows, topic_id=topic_id)
+
+
+def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
+    """Model instances of the shown columns (the rest deferred), one per concept, category,
+    source and snapshot however many shown units share it."""
+    concept_width = len(CONCEPT_COLUMNS_SHOWN) + len(CATEGORY_COLUMNS_SHOWN) - 1
+    unit_start = concept_width + 2  # after the topic's unit count and thresholds
+    unit_width = len(UNIT_COLUMNS_SHOWN)
+    topic = None
+    concepts: dict[int, Concept] = {}
+    categories: dict[int, Category] = {}
+    sources: dict[int, Source] = {}
+    snapshots: dict[int, PageSnapshot] = {}
+    units: list[tuple[AtomicUnit, str]] = []
+    for row in rows:
+        if row[0] not in concepts:
+            concepts[row[0]] = _concept_loaded(row[:concept_width], categories)
+            if row[0] == topic_id:
+                topic = _topic_loaded(concepts[row[0]], *row[concept_width:unit_start])
+        unit_values = row[unit_start : unit_start + unit_width]
+        if unit_values[0] is None:  # a concept without a unit to show
+            continue
+        unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
+        distance, _place, url, fetched_at, part_url, also_found_in = row[unit_start + unit_width :]
+        unit.distance = distance
+        if unit.source_id not in sources:
+            sources[unit.source_id] = _loaded(Source, (("id", unit.source_id), ("url", url)))
+        unit.source = sources[unit.source_id]
+        if unit.snapshot_id not in snapshots:
+            snapshots[unit.snapshot_id] = _loaded(
+                PageSnapshot, (("id", unit.snapshot_id), ("fetched_at", fetched_at))
+            )
+        unit.snapshot = snapshots[unit.snapshot_id]
+        unit.also_found_in_urls = list(also_found_in)
+        units.append((unit, part_url))
+    return _Shown(concepts, units, topic)
+
+
+def _topic_loaded(concept: Concept, unit_count: int, thresholds) -> TopicFacts:
+    thresholds = json.loads(thresholds) if isinstance(thresholds, str) else thresholds or []
+    return TopicFacts(
+        concept=concept,
+        unit_count=unit_count,
+        thresholds=[
+            _loaded(AtomicUnit, _threshold_values(values), unit_type="threshold")
+            for values in thresholds
+        ],
+    )
+
+
+def _threshold_values(values: list) -> list[tuple[str, object]]:
+    """THRESHOLD_COLUMNS from JSON, where dates are ISO strings."""
+    dates = ("valid_from", "valid_to", "superseded_date")
+    return [
+        (name, dt.date.fromisoformat(value) if name in dates and value else value)
+        for name, value in zip(THRESHOLD_COLUMNS, values, strict=True)
+    ]
+
+
+def _concept_loaded(values: tuple, categories: dict[int, Category]) -> Concept:
+    """A Concept from (id, taxonomy_id, name, category_id, category slug, category name)."""
+    concept = _loaded(Concept, zip(CONCEPT_COLUMNS_SHOWN, values[:4], strict=True))
+    if concept.category_id not in categories:
+        category_values = (concept.category_id, *values[4:])
+        categories[concept.category_id] = _loaded(
+            Category, zip(CATEGORY_COLUMNS_SHOWN, category_values, strict=True)
+        )
+    concept.category = categories[concept.category_id]
+    return concept
 
 
 def _loaded(model, values, **more):
@@ -573,20 +653,20 @@ NO_FACTS_GAP = 0.30  # the topic beats every concept that holds facts by this mu
 TOPIC_WORDS_SHARE = 2 / 3
 
 
-def decide_outcome(*, params, hits, concept_rows, unit_rows, thresholds, quality, day):
+def decide_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thresholds, day):
     """ok / low_confidence / no_match with machine-readable reasons, from the taxonomy (what
     topics exist), the units (what is known, and when) and the similarities together.
 
     The topic is the concept whose own text is nearest the question. A question near no
     concept is out of scope. A topic without units is refused when the facts found belong
     to concepts far from the question; an amount question needs a threshold that names its
-    topic (facts are sometimes filed under a neighbouring concept, and those still answer)."""
+    topic (facts are sometimes filed under a neighbouring concept, and those still answer).
+    `topic` is loaded with the hits, so it is there whenever a concept is in scope and hits are."""
     best_concept = concept_rows[0][1] if concept_rows else 0.0
     if best_concept < thresholds["scope"]:
         return "no_match", ["out_of_scope"]
     if not hits:
         return "no_match", ["nothing_above_floor"]
-    topic = _topic_facts(concept_rows[0][0])
     bearing = [hit for hit in hits if hit.units]
     if not bearing:
         return "no_match", ["no_rule_in_force_on_date" if params.as_of else "only_historical"]

@@ -7,6 +7,17 @@ from django.contrib.auth.models import Group
 from curation.roles import DOMAIN_EXPERT, EDITOR
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _search_side_session_closed(django_db_setup, django_db_blocker):
+    """Searches outside a transaction (live server, transactional tests) leave the search's
+    side-thread session open on the test database, which must be closed before it is dropped."""
+    yield
+    from knowledge.retrieval import side_sessions_close
+
+    with django_db_blocker.unblock():
+        side_sessions_close()
+
+
 @pytest.fixture
 def superuser(db):
     return get_user_model().objects.create_superuser("root", "root@example.test", "pw-root-123")

@@ -1,7 +1,12 @@
 """The search service on hand-made rows: what it shows of each unit."""
 
-import numpy as np
+import threading
 
+import numpy as np
+import pytest
+from django.db import OperationalError, connection, transaction
+
+from knowledge import retrieval
 from knowledge.retrieval import SearchParams, concept_search
 from tests.factories import axis_vector, make_concept, make_snapshot, make_unit
 
@@ -37,3 +42,48 @@ def test_each_unit_links_to_the_innermost_part_holding_its_quote(db):
 
     shown = {hit.unit.text: hit.part_url for hit in result.concepts[0].units}
     assert shown == quotes
+
+
+def _two_concepts() -> np.ndarray:
+    for wobble in (0.1, 0.6):
+        concept = make_concept(embedding=axis_vector(1, wobble))
+        make_unit(concept=concept, embedding=axis_vector(1, wobble + 0.1))
+    return np.array(axis_vector(1, 0.2))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_concepts_are_found_in_a_session_of_their_own(monkeypatch):
+    """Committed rows: the concept query runs on the side thread, beside the units' query,
+    and the answer is the one the in-transaction path gives."""
+    query = _two_concepts()
+    threads = []
+    nearest = retrieval._nearest_concepts
+
+    def spy(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return nearest(*args, **kwargs)
+
+    monkeypatch.setattr(retrieval, "_nearest_concepts", spy)
+    params = SearchParams(query="Which rate?", k=2, min_results=1)
+    alongside = concept_search(params=params, query_vector=query)
+    with transaction.atomic():
+        inside = concept_search(params=params, query_vector=query)
+
+    assert threads[0].startswith("navigator-search-side") and threads[1] == threading.current_thread().name  # fmt: skip
+    shown = [[(hit.concept.pk, hit.score) for hit in result.concepts] for result in (alongside, inside)]  # fmt: skip
+    assert shown[0] == shown[1] and len(shown[0]) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_side_session_is_replaced_by_the_next_search():
+    query = _two_concepts()
+    params = SearchParams(query="Which rate?", k=2, min_results=1)
+    concept_search(params=params, query_vector=query)
+
+    def kill_side_session():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
+    with pytest.raises(OperationalError):
+        retrieval._side_thread().submit(retrieval._in_side_session, kill_side_session, {}).result()
+    assert len(concept_search(params=params, query_vector=query).concepts) == 2

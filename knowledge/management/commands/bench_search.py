@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from django.test.utils import setup_databases, teardown_databases
 
+from knowledge import retrieval
 from knowledge.bench_search import (
     VECTOR_MODELS,
     BenchOptions,
@@ -182,6 +183,7 @@ def _throwaway_database(progress):
         try:
             yield
         finally:
+            retrieval.side_sessions_close()  # the service's concept queries' session
             teardown_databases(databases, verbosity=0)
     finally:
         test_settings["NAME"] = saved_name
