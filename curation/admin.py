@@ -2,19 +2,7 @@ from django.contrib import admin
 
 from curation.detection import farther_pairs
 from curation.models import DetectionRun, SupersedingCandidate
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Records written by services only: operators look, they do not edit here."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+from knowledge.admin import ReadOnlyAdmin
 
 
 @admin.register(DetectionRun)

@@ -22,6 +22,23 @@ from knowledge.models import (
 from knowledge.temporal import TemporalStatus
 
 
+class ViewOnlyAdmin(admin.ModelAdmin):
+    """Records written by jobs and services only: staff look here and may delete, not edit."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyAdmin(ViewOnlyAdmin):
+    """Records that other records or the audit trail depend on: not even deleted here."""
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
     list_display = ["order", "name", "slug", "concept_count"]
@@ -88,7 +105,7 @@ class SourceAdmin(admin.ModelAdmin):
 
 
 @admin.register(PageSnapshot)
-class PageSnapshotAdmin(admin.ModelAdmin):
+class PageSnapshotAdmin(ReadOnlyAdmin):
     """Snapshots are evidence: viewable, never editable (the database refuses updates too)."""
 
     list_display = ["source", "content_hash_short", "public_updated_at", "fetched_at", "origin"]
@@ -109,15 +126,6 @@ class PageSnapshotAdmin(admin.ModelAdmin):
     @admin.display(description="hash")
     def content_hash_short(self, obj):
         return obj.content_hash[:12]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class CategoryFilter(admin.SimpleListFilter):
@@ -224,30 +232,18 @@ class AtomicUnitAdmin(admin.ModelAdmin):
 
 
 @admin.register(UnitSighting)
-class UnitSightingAdmin(admin.ModelAdmin):
+class UnitSightingAdmin(ViewOnlyAdmin):
     list_display = ["unit", "source", "created_at"]
     search_fields = ["unit__text", "source__url"]
     readonly_fields = ["unit", "source", "snapshot", "evidence_quote", "created_at"]
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(SnapshotLink)
-class SnapshotLinkAdmin(admin.ModelAdmin):
+class SnapshotLinkAdmin(ViewOnlyAdmin):
     list_display = ["snapshot", "target_path", "anchor_text"]
     search_fields = ["target_path", "anchor_text", "snapshot__source__url"]
     list_select_related = ["snapshot__source"]
     readonly_fields = ["snapshot", "target_path", "anchor_text", "heading_path"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 class IngestItemInline(admin.TabularInline):
@@ -291,17 +287,11 @@ class IngestJobAdmin(admin.ModelAdmin):
 
 
 @admin.register(IngestItem)
-class IngestItemAdmin(admin.ModelAdmin):
+class IngestItemAdmin(ViewOnlyAdmin):
     list_display = ["ref", "job", "outcome", "reason", "source", "seconds"]
     list_filter = ["outcome", "job__kind"]
     search_fields = ["ref", "reason"]
     readonly_fields = ["job", "ref", "outcome", "reason", "source", "snapshot", "seconds"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 class ProviderLabelMixin:
