@@ -18,7 +18,6 @@ from django.db import transaction
 
 from curation.services.audit import audit_record, states_of
 from curation.services.taxonomy import require_editor
-from knowledge.llm import CategoryInfo, PageDigest, ProposedConcept, ProviderError, get_provider
 from knowledge.models import (
     TAXONOMY_ID_PATTERN,
     Category,
@@ -27,6 +26,13 @@ from knowledge.models import (
     ExtractionRun,
     PageSnapshot,
     Source,
+)
+from knowledge.providers import (
+    CategoryInfo,
+    PageDigest,
+    ProposedConcept,
+    ProviderError,
+    get_provider,
 )
 from knowledge.services.extract import snapshot_reextract_for_category
 from knowledge.services.ingest import snapshot_recency

@@ -38,8 +38,14 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from curation.models import DetectionRun, SupersedingCandidate, UnitDetectorCheck
-from knowledge.llm import Provider, ProviderError, ProviderTransientError, UnitText, get_provider
 from knowledge.models import AtomicUnit
+from knowledge.providers import (
+    Provider,
+    ProviderError,
+    ProviderTransientError,
+    UnitText,
+    get_provider,
+)
 from knowledge.unitcompare import near_identical, text_similarity
 
 FUNNEL = (

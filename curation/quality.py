@@ -22,9 +22,16 @@ import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from knowledge.heuristic import HeuristicProvider
-from knowledge.llm import ConceptInfo, Placement, Provider, ProviderError, UnitText, get_provider
 from knowledge.models import AtomicUnit, Category, Concept, QualityFlag
+from knowledge.providers import (
+    ConceptInfo,
+    Placement,
+    Provider,
+    ProviderError,
+    UnitText,
+    get_provider,
+)
+from knowledge.providers.heuristic import HeuristicProvider
 
 HEURISTIC = "heuristic"
 ALTERNATIVES = 5  # the category's concepts nearest a unit that it is compared with

@@ -17,6 +17,16 @@ import numpy as np
 DIMENSIONS = 384
 
 
+def unit_vectors(vectors, dtype=np.float32) -> np.ndarray:
+    """Rows (or one vector) scaled to length 1, so that a dot product is the cosine.
+
+    A zero vector stays zero rather than becoming NaN.
+    """
+    array = np.asarray(vectors, dtype=dtype)
+    norms = np.linalg.norm(array, axis=-1, keepdims=True)
+    return array / np.where(norms == 0, 1, norms)
+
+
 class Embedder(Protocol):
     name: str
 
@@ -65,9 +75,7 @@ class OpenAIEmbedder:
                 model=self.name, input=batch, dimensions=DIMENSIONS
             )
             rows.extend(item.embedding for item in sorted(answer.data, key=lambda item: item.index))
-        vectors = np.asarray(rows, dtype=np.float32).reshape(-1, DIMENSIONS)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.where(norms == 0, 1, norms)
+        return unit_vectors(np.asarray(rows, dtype=np.float32).reshape(-1, DIMENSIONS))
 
 
 @cache

@@ -68,7 +68,7 @@ def refresh_all_sources() -> int | None:
 
 @shared_task(bind=True, acks_late=True, max_retries=3)
 def extract_snapshot(self, snapshot_id: int, provider: str | None = None) -> str:
-    from knowledge.llm import ProviderTransientError, get_provider
+    from knowledge.providers import ProviderTransientError, get_provider
     from knowledge.services.extract import ExtractionFailed, snapshot_extract
 
     try:

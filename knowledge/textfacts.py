@@ -19,6 +19,11 @@ STOPWORDS = frozenset(
      "what", "when", "which", "who", "will", "with", "you", "your")
 )  # fmt: skip
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
+# "Sept" is how gov.uk tables shorten September, besides the calendar's "sep".
+MONTH_ABBREVIATIONS = {
+    **{name.lower(): number for number, name in enumerate(calendar.month_abbr) if name},
+    "sept": 9,
+}
 _MONTH = "(" + "|".join(MONTHS) + ")"
 
 
@@ -187,3 +192,17 @@ def hint_validity(hint: str) -> Validity | None:
     valid_from = tax_year_bounds(first)[0]
     valid_to = None if match[5] else tax_year_bounds(last)[1]
     return Validity(valid_from, valid_to, 0, hint)
+
+
+def amount_text(value, value_unit: str) -> str:
+    """An amount as people read it: £12,570 / £221.20 / 20% / 28 weeks."""
+    value = Decimal(value)
+    if value == value.to_integral_value():
+        number = f"{int(value):,}"
+    elif value_unit == "GBP":
+        number = f"{value:,.2f}"
+    else:
+        number = f"{value.normalize():,f}"
+    if value_unit == "GBP":
+        return f"£{number}"
+    return f"{number}%" if value_unit == "percent" else f"{number} {value_unit}"

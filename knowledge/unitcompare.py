@@ -12,9 +12,9 @@ from decimal import Decimal
 
 from rapidfuzz import fuzz
 
-from knowledge.llm import Adjudication, UnitText, Usage
 from knowledge.parsing import normalise_inline
-from knowledge.textfacts import MONTHS, find_amounts, find_validities
+from knowledge.providers import Adjudication, UnitText, Usage
+from knowledge.textfacts import MONTHS, amount_text, find_amounts, find_validities
 
 HEURISTIC_MODEL = "heuristic-v1"
 # Below this word similarity (figures masked) two units are different rules even when their
@@ -169,12 +169,3 @@ def validity_changes(older: UnitText, newer: UnitText) -> list[str]:
     if older.valid_to != newer.valid_to:
         changes.append(f"valid to {older.valid_to or 'open'} → {newer.valid_to or 'open'}")
     return changes
-
-
-def amount_text(value, value_unit: str) -> str:
-    """£12,570 / £221.20 / 20% / 28 weeks."""
-    value = Decimal(value)
-    if value_unit == "GBP":
-        return f"£{value:,.0f}" if value == value.to_integral() else f"£{value:,.2f}"
-    number = f"{value.normalize():f}"
-    return f"{number}%" if value_unit == "percent" else f"{number} {value_unit}"

@@ -23,15 +23,6 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from knowledge.evidence import locate_quote
-from knowledge.llm import (
-    CategoryInfo,
-    ConceptInfo,
-    PageContext,
-    PageInput,
-    ProviderError,
-    UnitProposal,
-    get_provider,
-)
 from knowledge.models import (
     AtomicUnit,
     Category,
@@ -42,6 +33,15 @@ from knowledge.models import (
     ExtractionRun,
     PageSnapshot,
     QualityFlag,
+)
+from knowledge.providers import (
+    CategoryInfo,
+    ConceptInfo,
+    PageContext,
+    PageInput,
+    ProviderError,
+    UnitProposal,
+    get_provider,
 )
 from knowledge.services.embed import concepts_embed
 from knowledge.services.ingest import snapshot_recency

@@ -24,14 +24,14 @@ from curation.detection import (
     superseding_detect,
 )
 from curation.models import DetectionRun, SupersedingCandidate, UnitDetectorCheck
-from knowledge.llm import (
+from knowledge.models import EMBEDDING_DIMENSIONS
+from knowledge.providers import (
     Adjudication,
     OpenAIProvider,
     ProviderError,
     ProviderTransientError,
     Usage,
 )
-from knowledge.models import EMBEDDING_DIMENSIONS
 from tests.factories import make_concept, make_snapshot, make_source, make_unit
 from tests.fake_openai import fake_openai_fixture  # noqa: F401
 

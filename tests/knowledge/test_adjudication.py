@@ -9,13 +9,13 @@ from decimal import Decimal
 import pytest
 from openai import OpenAI
 
-from knowledge.heuristic import HeuristicProvider
-from knowledge.llm import (
+from knowledge.providers import (
     OpenAIProvider,
     ProviderError,
     ProviderTransientError,
     UnitText,
 )
+from knowledge.providers.heuristic import HeuristicProvider
 from knowledge.unitcompare import (
     figures,
     masked,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from openai import OpenAI
 
-from knowledge.llm import (
+from knowledge.providers import (
     CategoryInfo,
     OpenAIProvider,
     PageDigest,

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from knowledge.llm import PageContext, UnitProposal, Usage
 from knowledge.models import (
     AtomicUnit,
     ExtractionItem,
@@ -16,6 +15,7 @@ from knowledge.models import (
     QualityFlag,
     Source,
 )
+from knowledge.providers import PageContext, UnitProposal, Usage
 from knowledge.services import extract, ingest
 from knowledge.services.taxonomy import taxonomy_load_file
 from tests.factories import make_category, make_concept, make_snapshot

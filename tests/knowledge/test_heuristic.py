@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from knowledge.documents import PageDocument, PagePart
-from knowledge.heuristic import HeuristicProvider, _Extractor
-from knowledge.llm import ConceptInfo, PageContext, PageInput
 from knowledge.parsing import parse_document
+from knowledge.providers import ConceptInfo, PageContext, PageInput
+from knowledge.providers.heuristic import HeuristicProvider, _Extractor
 from knowledge.textfacts import find_amounts, find_validities, header_validity, hint_validity
 
 

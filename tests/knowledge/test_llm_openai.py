@@ -12,7 +12,8 @@ from openai import OpenAI
 from pydantic import BaseModel
 
 from knowledge.evidence import locate_quote
-from knowledge.llm import (
+from knowledge.models import AtomicUnit, Concept, ExtractionItem, ExtractionRun
+from knowledge.providers import (
     LlmUnits,
     OpenAIProvider,
     PageContext,
@@ -20,7 +21,6 @@ from knowledge.llm import (
     ProviderTransientError,
     strict_schema,
 )
-from knowledge.models import AtomicUnit, Concept, ExtractionItem, ExtractionRun
 from knowledge.services.extract import ExtractionFailed, snapshot_extract
 from tests.factories import make_category, make_concept, make_snapshot
 from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401

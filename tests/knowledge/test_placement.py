@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from openai import OpenAI
 
-from knowledge.heuristic import HeuristicProvider
-from knowledge.llm import (
+from knowledge.providers import (
     ConceptInfo,
     OpenAIProvider,
     ProviderError,
     ProviderTransientError,
     UnitText,
 )
+from knowledge.providers.heuristic import HeuristicProvider
 from tests.fake_openai import fake_openai_fixture  # noqa: F401
 
 

@@ -8,7 +8,7 @@ from curation.detection import (
     superseding_detect,
 )
 from curation.selectors import provider_label
-from knowledge.llm import ProviderError, get_provider
+from knowledge.providers import ProviderError, get_provider
 from knowledge.selectors import concept_resolve
 
 

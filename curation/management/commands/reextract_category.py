@@ -13,7 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("--provider", choices=["heuristic", "openai"], default=None)
 
     def handle(self, *args, category, pages, provider, **options):
-        from knowledge.llm import get_provider
+        from knowledge.providers import get_provider
 
         try:
             report = category_reextract(category_slug=category, url_prefixes=pages,

@@ -4,8 +4,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from knowledge.embeddings import count_tokens
-from knowledge.llm import PageContext, context_prompt, units_prompt
 from knowledge.models import ExtractionRun, PageSnapshot
+from knowledge.providers import PageContext, context_prompt, units_prompt
 from knowledge.services.extract import model_prices, page_input, taxonomy_for_extraction
 
 

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from knowledge.embeddings import get_embedder
-from knowledge.eval_retrieval import (
+from knowledge.evaluation.retrieval import (
     QuestionFileError,
     evaluate_question,
     load_questions,

@@ -4,8 +4,8 @@ from contextlib import suppress
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from knowledge.llm import ProviderError, get_provider
 from knowledge.models import ExtractionRun
+from knowledge.providers import ProviderError, get_provider
 from knowledge.selectors import snapshots_to_extract
 from knowledge.services.embed import concepts_embed
 from knowledge.services.extract import (

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import setup_databases, teardown_databases
 
 from knowledge import retrieval
-from knowledge.bench_search import (
+from navigator.bench.search import (
     VECTOR_MODELS,
     BenchOptions,
     Latencies,
@@ -45,7 +45,7 @@ class Command(BaseCommand):
             "--vectors",
             choices=sorted(VECTOR_MODELS),
             default="calibrated",
-            help="how the synthetic vectors spread (see knowledge.bench_search.VECTOR_MODELS)",
+            help="how the synthetic vectors spread (see navigator.bench.search.VECTOR_MODELS)",
         )
         parser.add_argument(
             "--recall-ef", default="", help="ef_search values for recall, e.g. 40,100,400"

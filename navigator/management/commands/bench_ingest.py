@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import setup_databases, teardown_databases
 
-from knowledge.bench import bench_ingest
+from navigator.bench.ingest import bench_ingest
 
 
 class Command(BaseCommand):

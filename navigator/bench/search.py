@@ -35,9 +35,9 @@ from pgvector.psycopg.vector import register_vector_info
 from psycopg.types import TypeInfo
 
 from knowledge import retrieval
-from knowledge.bench_serve import ServedApi, api_served
 from knowledge.embeddings import DIMENSIONS, get_embedder
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
+from navigator.bench.serve import ServedApi, api_served
 
 PRODUCTION_CONCEPTS = 746
 PRODUCTION_UNITS = 7_753
@@ -689,7 +689,7 @@ def latencies_measure(
     a rotating order. Timing the three paths question by question favoured the later ones:
     the first to ask left the index pages in shared_buffers (at 100×, 47 ms p50 for the
     service against 33 ms for HTTP around it). Then HTTP with the real embedder on a few.
-    The API runs in gunicorn workers of its own (knowledge.bench_serve)."""
+    The API runs in gunicorn workers of its own (navigator.bench.serve)."""
     pairs = list(zip(queries.texts, queries.vectors, strict=True))
     result = Latencies([], [], [], [], [], [], defaultdict(list))
     for vector in queries.vectors:  # brings pages into the OS cache, untimed

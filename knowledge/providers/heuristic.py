@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from knowledge.llm import (
+from knowledge.providers import (
     Adjudication,
     ConceptInfo,
     PageContext,

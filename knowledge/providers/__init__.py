@@ -2,9 +2,9 @@
 superseding adjudication, the quality job's placement check and bootstrap proposals.
 
 Two providers answer the same questions: `openai` (any OpenAI-compatible endpoint, with
-structured outputs) and `heuristic` (offline and deterministic, in knowledge.heuristic;
+structured outputs) and `heuristic` (offline and deterministic, in knowledge.providers.heuristic;
 everything it makes is labelled provider=heuristic). Prompts are versioned files in
-knowledge/prompts/. Bootstrap proposals are the one question only `openai` answers here: the
+knowledge/providers/prompts/. Bootstrap proposals are the one question only `openai` answers here: the
 heuristic bootstrap reads stored pages as a whole and lives in curation.bootstrap.
 """
 
@@ -268,7 +268,7 @@ def get_provider(name: str | None = None) -> Provider:
 
     name = name or settings.LLM_PROVIDER
     if name == "heuristic":
-        from knowledge.heuristic import HeuristicProvider
+        from knowledge.providers.heuristic import HeuristicProvider
 
         return HeuristicProvider()
     if name == "openai":

@@ -4,7 +4,7 @@ production runs it (docker-compose: `gunicorn navigator.wsgi:application --worke
 Serving from a thread of the benchmark's own process made client and server share one
 interpreter lock: the client waited for the server's after-response work, and the server for
 the client's parsing, which no caller of a real deployment pays. The worker processes load
-`knowledge.bench_wsgi`, which answers each benchmark question with its planned vector
+`navigator.bench.wsgi`, which answers each benchmark question with its planned vector
 (`lookup`) or embeds it with the real model first (`model`), so that the rest of every
 request does the same work.
 """
@@ -115,7 +115,7 @@ def api_served(
         listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         base_url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "knowledge.bench_wsgi:application",
+            [sys.executable, "-m", "gunicorn", "navigator.bench.wsgi:application",
              "--bind", f"fd://{listener.fileno()}", "--workers", str(WORKERS),
              "--log-level", "warning"],
             env=_server_environment(questions_file, embed=embed),

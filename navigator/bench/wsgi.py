@@ -1,4 +1,4 @@
-"""Navigator's WSGI application as the search benchmark serves it (knowledge.bench_serve
+"""Navigator's WSGI application as the search benchmark serves it (navigator.bench.serve
 starts gunicorn on it): each benchmark question is answered with its planned vector, with
 or without the real model's work first, and the throttle is lifted for the benchmark's
 hundreds of calls (each still pays for the throttle's bookkeeping). Never served otherwise."""
@@ -13,9 +13,9 @@ application = get_wsgi_application()
 
 def _prepare() -> None:
     from knowledge import retrieval
-    from knowledge.bench_serve import EMBEDDER_MODE, QUESTIONS_FILE, EmbedThenLookup, LookupEmbedder
     from knowledge.embeddings import get_embedder
     from navigator.api import api
+    from navigator.bench.serve import EMBEDDER_MODE, QUESTIONS_FILE, EmbedThenLookup, LookupEmbedder
 
     questions = np.load(os.environ[QUESTIONS_FILE])
     vectors = dict(zip(questions["texts"].tolist(), questions["vectors"], strict=True))
