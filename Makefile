@@ -28,6 +28,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff format --check .
 
 format: install

@@ -1,0 +1,81 @@
+"""The structure the code promises: layers, no import cycles, modules a reader can hold.
+
+`lint-imports` (import-linter, contracts in pyproject.toml) also runs in CI; running it here
+makes `make test` alone enough to see a broken layer.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("navigator", "curation", "knowledge")
+MAX_MODULE_LINES = 500
+
+
+def test_import_contracts_are_kept():
+    lint_imports = Path(sys.executable).parent / "lint-imports"
+    result = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_module_imports_itself_through_others():
+    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+    cycles = [sorted(group) for group in _strongly_connected(graph) if len(group) > 1]
+    assert cycles == []
+
+
+def test_no_module_outside_tests_and_migrations_is_over_500_lines():
+    too_long = {
+        str(path.relative_to(ROOT)): lines
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert too_long == {}
+
+
+def _strongly_connected(graph: grimp.ImportGraph) -> list[set[str]]:
+    """Tarjan's algorithm over the module import graph (function-level imports included)."""
+    index: dict[str, int] = {}
+    lowlink: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = lowlink[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                lowlink[module] = min(lowlink[module], lowlink[imported])
+            elif imported in on_stack:
+                lowlink[module] = min(lowlink[module], index[imported])
+        if lowlink[module] == index[module]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == module:
+                    break
+            groups.append(group)
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for module in sorted(graph.modules):
+            if module not in index:
+                visit(module)
+    finally:
+        sys.setrecursionlimit(limit)
+    return groups
