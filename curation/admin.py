@@ -1,7 +1,7 @@
 from django.contrib import admin
 
-from curation.detection import farther_pairs
 from curation.models import DetectionRun, SupersedingCandidate
+from curation.services.detection import farther_pairs
 from knowledge.admin import ReadOnlyAdmin
 
 

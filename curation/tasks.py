@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from curation.detection import DetectionFailed, superseding_detect
+from curation.services.detection import DetectionFailed, superseding_detect
 
 
 @shared_task(acks_late=True)

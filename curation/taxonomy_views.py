@@ -24,11 +24,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from curation import taxonomy_selectors as selectors
 from curation.access import Notice, is_fragment_request, signed_in_and
-from curation.bootstrap import BootstrapRefused, category_reextract, concepts_bootstrap
 from curation.models import AuditEvent
 from curation.services import flags as flag_services
 from curation.services import taxonomy as taxonomy_services
 from curation.services.audit import RevertRefused
+from curation.services.bootstrap import BootstrapRefused, category_reextract, concepts_bootstrap
 from curation.services.taxonomy import TaxonomyChangeRefused, require_editor
 from curation.services.triage import triage_assign, triage_discard
 from knowledge.models import Category, Concept, ExtractionItem, QualityFlag

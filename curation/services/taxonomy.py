@@ -11,9 +11,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from curation.detection import detector_checks_clear
 from curation.models import AuditEvent
 from curation.services.audit import audit_record, audit_revert, states_of
+from curation.services.detection import detector_checks_clear
 from knowledge.models import AtomicUnit, Concept, ConceptAlias, taxonomy_id_validator
 from knowledge.services.units import concept_ordinals_renumber
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from curation.bootstrap import BootstrapRefused, category_reextract, concepts_bootstrap
+from curation.services.bootstrap import BootstrapRefused, category_reextract, concepts_bootstrap
 from curation.services.taxonomy import concept_approve, concept_merge, concept_rename
 from knowledge.models import AtomicUnit, Concept
 from knowledge.services import ingest

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from curation.bootstrap import BootstrapRefused, concepts_bootstrap
 from curation.models import AuditEvent
+from curation.services.bootstrap import BootstrapRefused, concepts_bootstrap
 from knowledge.models import Concept
 from knowledge.services import ingest
 from tests.factories import make_category, make_concept

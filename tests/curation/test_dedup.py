@@ -6,8 +6,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from curation.dedup import units_dedup
 from curation.models import AuditEvent
+from curation.services.dedup import units_dedup
 from curation.services.taxonomy import taxonomy_change_revert
 from knowledge.models import AtomicUnit, UnitSighting
 from tests.factories import make_concept, make_snapshot, make_source, make_unit

@@ -16,14 +16,14 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 from openai import OpenAI
 
-from curation.detection import (
+from curation.models import DetectionRun, SupersedingCandidate, UnitDetectorCheck
+from curation.services.detection import (
     DetectionFailed,
     detector_checks_clear,
     farther_pairs,
     run_funnel,
     superseding_detect,
 )
-from curation.models import DetectionRun, SupersedingCandidate, UnitDetectorCheck
 from knowledge.models import EMBEDDING_DIMENSIONS
 from knowledge.providers import (
     Adjudication,
@@ -180,7 +180,7 @@ def test_a_pair_stored_by_a_concurrent_run_counts_as_known(concept, monkeypatch)
     old = threshold(concept, "The allowance is £12,500.", "12500", year=2019)
     new = threshold(concept, "The allowance is £12,570.", "12570", year=2021)
     # The other run commits its candidate after this run read the known pairs.
-    monkeypatch.setattr("curation.detection.known_pairs", lambda unit_ids: {})
+    monkeypatch.setattr("curation.services.detection.known_pairs", lambda unit_ids: {})
     SupersedingCandidate.objects.create(
         older=old, newer=new, concept=concept, text_similarity=0.9, cosine=0.9, same_rule=True,
         confidence=0.5, rationale="x", adjudicator="heuristic", newer_basis="later valid_from",
@@ -415,7 +415,7 @@ def test_a_provider_error_on_one_pair_is_counted_and_retried_next_run(concept):
 
 
 def test_an_endpoint_that_keeps_failing_fails_the_run(concept, monkeypatch):
-    monkeypatch.setattr("curation.detection.MAX_CONSECUTIVE_TRANSIENT_ERRORS", 2)
+    monkeypatch.setattr("curation.services.detection.MAX_CONSECUTIVE_TRANSIENT_ERRORS", 2)
     for year in (2019, 2020, 2021):
         threshold(concept, f"The allowance is £{year}.", str(year), year=year)
     with pytest.raises(DetectionFailed) as caught:
@@ -541,7 +541,8 @@ def test_the_task_returns_the_run_even_when_it_failed(concept, monkeypatch):
     threshold(concept, "The allowance is £12,500.", "12500", year=2019)
     threshold(concept, "The allowance is £12,570.", "12570", year=2021)
     monkeypatch.setattr(
-        "curation.detection.get_provider", lambda name: FakeAdjudicator(fail=RuntimeError("x"))
+        "curation.services.detection.get_provider",
+        lambda name: FakeAdjudicator(fail=RuntimeError("x")),
     )
     run_id = detect_superseding.delay(concept.pk).get()
     assert DetectionRun.objects.get(pk=run_id).status == "failed"

@@ -4,8 +4,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from curation.models import AuditEvent
-from curation.quality import quality_check
 from curation.services.flags import flag_accept, flag_dismiss, flags_resolve_bulk
+from curation.services.quality import quality_check
 from curation.services.taxonomy import TaxonomyChangeRefused, taxonomy_change_revert
 from knowledge.models import AtomicUnit, QualityFlag
 from tests.factories import axis_vector, make_category, make_concept, make_unit

@@ -4,8 +4,8 @@ server, so the real client and real HTTP are exercised."""
 import pytest
 from django.core.management import CommandError, call_command
 
-from curation.quality import quality_check
 from curation.services.flags import flag_dismiss
+from curation.services.quality import quality_check
 from knowledge.models import QualityFlag
 from tests.factories import axis_vector, make_category, make_concept, make_unit
 from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401

@@ -9,8 +9,8 @@ from django.test import Client
 from django.urls import reverse
 
 from curation import taxonomy_views
-from curation.bootstrap import ReextractReport
 from curation.models import AuditEvent
+from curation.services.bootstrap import ReextractReport
 from curation.services.taxonomy import concept_rename, units_move
 from knowledge.models import (
     AtomicUnit,

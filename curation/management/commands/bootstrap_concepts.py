@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from curation.bootstrap import BootstrapRefused, concepts_bootstrap
+from curation.services.bootstrap import BootstrapRefused, concepts_bootstrap
 
 
 class Command(BaseCommand):

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from curation.quality import quality_check
 from curation.selectors import provider_label
+from curation.services.quality import quality_check
 from knowledge.models import Category
 
 

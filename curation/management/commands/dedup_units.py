@@ -5,7 +5,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from curation.dedup import units_dedup
+from curation.services.dedup import units_dedup
 from knowledge.models import Concept
 
 

@@ -1,13 +1,13 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from curation.detection import (
+from curation.selectors import provider_label
+from curation.services.detection import (
     DetectionFailed,
     detection_concept_ids,
     run_funnel,
     superseding_detect,
 )
-from curation.selectors import provider_label
 from knowledge.providers import ProviderError, get_provider
 from knowledge.selectors import concept_resolve
 

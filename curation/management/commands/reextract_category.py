@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from curation.bootstrap import BootstrapRefused, category_reextract
+from curation.services.bootstrap import BootstrapRefused, category_reextract
 from knowledge.services.extract import ExtractionFailed
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from knowledge.embeddings import unit_vectors
 from knowledge.models import AtomicUnit, Category, Concept, QualityFlag
 from knowledge.providers import (
     ConceptInfo,
@@ -106,8 +107,7 @@ def _check_category(category: Category, *, checker: Provider, report: QualityRep
     if len(concepts) < 2:
         return 0
     infos = [_concept_info(concept, category) for concept in concepts]
-    matrix = np.stack([np.asarray(c.embedding, dtype=np.float32) for c in concepts])
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = unit_vectors([concept.embedding for concept in concepts])
     column = {concept.pk: index for index, concept in enumerate(concepts)}
     units = list(
         AtomicUnit.objects.alive()
@@ -117,8 +117,7 @@ def _check_category(category: Category, *, checker: Provider, report: QualityRep
     report.units_checked += len(units)
     if not units:
         return 0
-    vectors = np.stack([np.asarray(u.embedding, dtype=np.float32) for u in units])
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = unit_vectors([unit.embedding for unit in units])
     similarities = vectors @ matrix.T
     # An LLM is not asked again about a unit an editor has still to look at (it costs); the
     # heuristic is free and keeps counting those doubts when it raises them again.

@@ -38,6 +38,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from curation.models import DetectionRun, SupersedingCandidate, UnitDetectorCheck
+from knowledge.embeddings import unit_vectors
 from knowledge.models import AtomicUnit
 from knowledge.providers import (
     Provider,
@@ -158,8 +159,6 @@ def concept_detector_units(*, concept_id: int) -> list[DetectorUnit]:
 
 
 def _detector_unit(row: dict) -> DetectorUnit:
-    vector = np.asarray(row["embedding"], dtype=np.float64)
-    norm = np.linalg.norm(vector)
     return DetectorUnit(
         id=row["id"],
         concept_id=row["concept_id"],
@@ -177,7 +176,7 @@ def _detector_unit(row: dict) -> DetectorUnit:
         snapshot_id=row["snapshot_id"],
         page_updated_at=row["snapshot__public_updated_at"],
         fetched_at=row["snapshot__fetched_at"],
-        vector=vector / norm if norm else vector,
+        vector=unit_vectors(row["embedding"], dtype=np.float64),
         checked=row["checked"],
     )
 
