@@ -1,12 +1,15 @@
 """Temporal status follows the UK tax year (6 April to 5 April) and superseding."""
 
 import datetime as dt
+import itertools
 
 import pytest
+from django.db import connection
 
 from knowledge.models import AtomicUnit
 from knowledge.temporal import (
     TemporalStatus,
+    in_force_sql,
     tax_year_bounds,
     tax_year_label,
     tax_year_start_year,
@@ -81,38 +84,63 @@ def test_superseded_without_a_date_is_historical_at_once():
     )
 
 
-CASES = [
-    {"valid_from": None, "valid_to": None},
-    {"valid_from": dt.date(2024, 4, 6), "valid_to": dt.date(2025, 4, 5)},
-    {"valid_from": dt.date(2025, 4, 6), "valid_to": None},
-    {"valid_from": None, "valid_to": dt.date(2025, 4, 5)},
-    {"valid_from": dt.date(2023, 4, 6), "valid_to": None, "superseded_date": dt.date(2024, 4, 6)},
-    {"valid_from": dt.date(2023, 4, 6), "valid_to": None, "superseded_date": None},
-]
-DAYS = [dt.date(2024, 4, 5), dt.date(2024, 4, 6), dt.date(2025, 4, 5), dt.date(2025, 4, 6)]
+# The grid: every mix of open or set validity dates around the 5/6 April boundaries (units
+# valid from a year ahead are upcoming on the earlier days), each not superseded, superseded
+# without a date, or superseded from a tax year's first day; judged on both sides of each boundary.
+VALID_FROM = [None, dt.date(2024, 4, 6), dt.date(2025, 4, 6)]
+VALID_TO = [None, dt.date(2025, 4, 5), dt.date(2026, 4, 5)]
+SUPERSEDING = ["no", "undated", dt.date(2025, 4, 6)]
+DAYS = [
+    dt.date(2024, 4, 5), dt.date(2024, 4, 6), dt.date(2025, 4, 5),
+    dt.date(2025, 4, 6), dt.date(2026, 4, 5), dt.date(2026, 4, 6),
+]  # fmt: skip
+
+
+def _grid_units() -> list[AtomicUnit]:
+    concept = make_concept()
+    units = []
+    for valid_from, valid_to, superseding in itertools.product(VALID_FROM, VALID_TO, SUPERSEDING):
+        if valid_from and valid_to and valid_to < valid_from:
+            continue  # the database refuses such a unit
+        superseded_date = superseding if isinstance(superseding, dt.date) else None
+        if superseded_date and valid_from and superseded_date < valid_from:
+            continue  # superseded before it is valid: refused too
+        # A unit replaces at most one other, so each superseded unit gets its own successor
+        # (open-ended, so that no validity overlaps it).
+        newer = make_unit(concept=concept) if superseding != "no" else None
+        units.append(
+            make_unit(
+                concept=concept,
+                valid_from=valid_from,
+                valid_to=valid_to,
+                superseded_by=newer,
+                superseded_date=superseded_date,
+            )
+        )
+    return units
+
+
+def _in_force_by_raw_sql(day: dt.date) -> set[int]:
+    sql = f"SELECT u.id FROM knowledge_atomicunit u WHERE TRUE {in_force_sql(table='u', day='%(day)s')}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"day": day})
+        return {row[0] for row in cursor.fetchall()}
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("as_of", DAYS)
-def test_sql_annotation_agrees_with_python(as_of):
-    concept = make_concept()
-    units = []
-    for case in CASES:
-        superseded = "superseded_date" in case
-        # A unit replaces at most one other, so each superseded case gets its own successor.
-        newer = make_unit(concept=concept, valid_from=dt.date(2024, 4, 6)) if superseded else None
-        unit = make_unit(
-            concept=concept,
-            valid_from=case["valid_from"],
-            valid_to=case["valid_to"],
-            superseded_by=newer,
-            superseded_date=case.get("superseded_date"),
+def test_python_orm_and_raw_sql_renderings_of_the_rule_agree_on_a_grid_of_units_and_days():
+    units = _grid_units()
+    seen = set()
+    for day in DAYS:
+        by_python = {unit.pk: unit.temporal_status_on(day) for unit in units}
+        by_orm = dict(
+            AtomicUnit.objects.filter(pk__in=by_python)
+            .with_temporal_status(day)
+            .values_list("pk", "temporal_status")
         )
-        units.append(unit)
-    annotated = dict(
-        AtomicUnit.objects.with_temporal_status(as_of).values_list("pk", "temporal_status")
-    )
-    for unit in units:
-        assert annotated[unit.pk] == unit.temporal_status_on(as_of), (unit.pk, as_of)
-    in_force = set(AtomicUnit.objects.in_force(as_of).values_list("pk", flat=True))
-    assert in_force == {pk for pk, value in annotated.items() if value == CURRENT}
+        assert by_orm == by_python, day
+        current = {pk for pk, status in by_python.items() if status == CURRENT}
+        assert _in_force_by_raw_sql(day) & set(by_python) == current, day
+        assert set(AtomicUnit.objects.in_force(day).filter(pk__in=by_python).values_list("pk", flat=True)) == current  # fmt: skip
+        seen |= set(by_python.values())
+    assert seen == {CURRENT, HISTORICAL, UPCOMING}
