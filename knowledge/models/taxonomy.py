@@ -1,0 +1,79 @@
+"""The taxonomy: categories, the concepts filed under them, and concepts' old ids."""
+
+from __future__ import annotations
+
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import Q
+from pgvector.django import VectorField
+
+from knowledge.models.base import EMBEDDING_DIMENSIONS, TimestampedModel, hnsw_cosine_index
+
+TAXONOMY_ID_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
+taxonomy_id_validator = RegexValidator(
+    TAXONOMY_ID_PATTERN,
+    "A taxonomy id is dotted lowercase words, e.g. isa.junior.eligibility",
+)
+
+
+class Category(TimestampedModel):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=128, unique=True)
+    description = models.TextField(blank=True)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "name"]
+        verbose_name_plural = "categories"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Concept(TimestampedModel):
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        PROPOSED = "proposed", "Proposed (bootstrap)"
+        RETIRED = "retired", "Retired"
+
+    taxonomy_id = models.CharField(max_length=128, unique=True, validators=[taxonomy_id_validator])
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="concepts")
+    name = models.CharField(max_length=200)
+    description = models.TextField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=100, blank=True)
+    embedding_text_hash = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["taxonomy_id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(taxonomy_id__regex=TAXONOMY_ID_PATTERN),
+                name="concept_taxonomy_id_dotted",
+            ),
+        ]
+        indexes = [hnsw_cosine_index("concept_embedding_hnsw")]
+
+    def __str__(self) -> str:
+        return self.taxonomy_id
+
+
+class ConceptAlias(models.Model):
+    """An old or alternative taxonomy id that keeps resolving to its concept."""
+
+    alias = models.CharField(max_length=128, unique=True, validators=[taxonomy_id_validator])
+    concept = models.ForeignKey(Concept, on_delete=models.CASCADE, related_name="aliases")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["alias"]
+        verbose_name_plural = "concept aliases"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(alias__regex=TAXONOMY_ID_PATTERN), name="concept_alias_dotted"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.alias} → {self.concept_id}"
