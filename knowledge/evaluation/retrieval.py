@@ -4,7 +4,6 @@ span, outcome accuracy, by kind and category, with latency and a score-distribut
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 from collections import defaultdict
@@ -13,6 +12,10 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from knowledge.evaluation.gold import error_text
+from knowledge.models import AtomicUnit
 from knowledge.parsing import normalise_inline
 from knowledge.retrieval import SearchParams, concept_search
 
@@ -20,7 +23,34 @@ REFUSALS = ("no_match", "low_confidence")
 
 
 class QuestionFileError(ValueError):
-    pass
+    """The question file is missing or a line does not have the README's shape; names the
+    line and the field."""
+
+
+class _QuestionFileModel(BaseModel):
+    # Strict: a string for `answerable` or a number for `id` is a mistake in the file to
+    # report, not a value to guess at.
+    model_config = ConfigDict(strict=True, frozen=True)
+
+
+class GoldPassage(_QuestionFileModel):
+    """A page passage that answers a question (README: `gold[]`)."""
+
+    url: str
+    span: str
+    part_url: str | None = None
+
+
+class DevQuestion(_QuestionFileModel):
+    """One line of the question file: the fields retrieval scoring reads (README: Questions)."""
+
+    id: str
+    question: str
+    answerable: bool
+    gold: tuple[GoldPassage, ...]
+    kind: str = ""
+    category: str = ""
+    as_of: date | None = None
 
 
 @dataclass
@@ -37,7 +67,7 @@ class QuestionResult:
     scores: list[tuple[float, bool]] = field(default_factory=list)  # (score, relevant)
 
 
-def load_questions(path: Path) -> list[dict]:
+def load_questions(path: Path) -> list[DevQuestion]:
     if not path.is_file():
         raise QuestionFileError(f"question file not found: {path}")
     questions = []
@@ -45,14 +75,17 @@ def load_questions(path: Path) -> list[dict]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise QuestionFileError(f"line {number}: not JSON ({exc})") from None
-        for key in ("id", "question", "answerable", "gold"):
-            if key not in item:
-                raise QuestionFileError(f"line {number}: missing '{key}'")
-        questions.append(item)
+            questions.append(DevQuestion.model_validate_json(line))
+        except ValidationError as error:
+            raise QuestionFileError(f"line {number}: {_line_problem(error)}") from None
     return questions
+
+
+def _line_problem(error: ValidationError) -> str:
+    first = error.errors()[0]
+    if first["type"] == "json_invalid":
+        return f"not JSON ({first['ctx']['error']})"
+    return error_text(first, loc=first["loc"])
 
 
 def normal_url(url: str) -> str:
@@ -76,40 +109,39 @@ def span_overlaps(span: str, text: str) -> bool:
     return bool(span_tokens) and sum(t in text_tokens for t in span_tokens) * 2 >= len(span_tokens)
 
 
-def evaluate_question(question: dict, **overrides) -> QuestionResult:
-    as_of = date.fromisoformat(question["as_of"]) if question.get("as_of") else None
+def evaluate_question(question: DevQuestion, **overrides) -> QuestionResult:
     result = concept_search(
-        params=SearchParams(query=question["question"], k=5, as_of=as_of, **overrides)
+        params=SearchParams(query=question.question, k=5, as_of=question.as_of, **overrides)
     )
-    gold = question["gold"]
-    gold_urls = [
-        {normal_url(g["url"]), *([normal_url(g["part_url"])] if g.get("part_url") else [])}
-        for g in gold
-    ]
+    gold_urls = [_passage_urls(passage) for passage in question.gold]
     rank = strict_rank = None
     scores = []
     for position, hit in enumerate(result.concepts, start=1):
         relevant = strict = False
         for unit_hit in hit.units:
             urls = {normal_url(unit_hit.unit.source.url), normal_url(unit_hit.part_url)}
-            for entry, entry_urls in zip(gold, gold_urls, strict=True):
-                if urls & entry_urls:
+            for passage, passage_urls in zip(question.gold, gold_urls, strict=True):
+                if urls & passage_urls:
                     relevant = True
-                    unit = unit_hit.unit
-                    if span_overlaps(entry["span"], unit.evidence_quote) or span_overlaps(
-                        entry["span"], unit.text
-                    ):
-                        strict = True
+                    strict = strict or _unit_quotes(unit_hit.unit, passage.span)
         if relevant and rank is None:
             rank = position
         if strict and strict_rank is None:
             strict_rank = position
         scores.append((hit.score, relevant))
     return QuestionResult(
-        id=question["id"], kind=question.get("kind", ""), category=question.get("category", ""),
-        answerable=bool(question["answerable"]), outcome=result.outcome, reasons=result.reasons,
+        id=question.id, kind=question.kind, category=question.category,
+        answerable=question.answerable, outcome=result.outcome, reasons=result.reasons,
         rank=rank, strict_rank=strict_rank, milliseconds=result.timings_ms.get("total", 0.0), scores=scores,
     )  # fmt: skip
+
+
+def _passage_urls(passage: GoldPassage) -> set[str]:
+    return {normal_url(passage.url), *([normal_url(passage.part_url)] if passage.part_url else [])}
+
+
+def _unit_quotes(unit: AtomicUnit, span: str) -> bool:
+    return span_overlaps(span, unit.evidence_quote) or span_overlaps(span, unit.text)
 
 
 def summarise(results: list[QuestionResult]) -> dict:

@@ -1,4 +1,5 @@
-"""Threshold-extraction evaluation: a small synthetic gold file and units from the factories."""
+"""Evaluation: threshold scoring on a small synthetic gold file and units from the factories,
+and the reading of the gold and question files."""
 
 import datetime as dt
 import json
@@ -17,6 +18,7 @@ from knowledge.evaluation import (
     targets_build,
     threshold_recall,
 )
+from knowledge.evaluation.retrieval import QuestionFileError, load_questions
 from knowledge.models import AtomicUnit, Category
 from tests.factories import make_category, make_concept, make_unit
 
@@ -82,6 +84,18 @@ PERSONAL_ALLOWANCE = _fact(
     ],
     [_match(12570, "2021-04-06", "£12,570")],
 )
+
+
+QUESTION = {
+    "id": "dev-001",
+    "question": "What was the weekly Child Benefit rate for the eldest child in 2014-15?",
+    "answerable": True,
+    "category": "Child Benefit & HICBC",
+    "kind": "temporal",
+    "as_of": "2014-10-01",
+    "gold": [{"slug": "cb", "url": "https://www.gov.uk/child-benefit", "span": "£20.50"}],
+    "answer_key": "£20.50 a week",
+}
 
 
 def _concept(slug):
@@ -403,6 +417,79 @@ def test_malformed_gold_names_the_field(tmp_path):
     broken = dict(PERSONAL_ALLOWANCE, values=[{"value": 12570, "valid_from": "6 April 2021"}])
     with pytest.raises(GoldFormatError, match=r"values\[0\]: valid_from"):
         gold_load(path=_gold(tmp_path, broken))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"unit": "EUR"}, r"fact 0 \(income_tax.personal_allowance\): unit: expected 'rate'"),
+        ({"fact_id": 5}, r"fact 0: fact_id: Input should be a valid string, got 5"),
+        ({"values": [{"value": True, "valid_from": "2021-04-06"}]}, r"values\[0\]: value: "),
+        (
+            {"corpus_matches": [_match(12570, "2021-04-06", "about 12k")]},
+            r"corpus_matches\[0\]: printed: cannot read 'about 12k'",
+        ),
+        (
+            {"corpus_matches": [_match(12570, "2021-04-06", "£12,570", printed_as="odd")]},
+            r"corpus_matches\[0\]: printed_as: unknown form 'odd'",
+        ),
+        (
+            {"corpus_matches": [_match(12571, "2021-04-06", "£12,571")]},
+            r"corpus_matches\[0\]: value/valid_from name no dated value",
+        ),
+    ],
+)
+def test_malformed_gold_names_the_fact_and_the_field(tmp_path, change, message):
+    with pytest.raises(GoldFormatError, match=message):
+        gold_load(path=_gold(tmp_path, dict(PERSONAL_ALLOWANCE, **change)))
+
+
+def test_gold_that_is_not_a_json_list_is_refused(tmp_path):
+    path = tmp_path / "gold.json"
+    path.write_text("{not json")
+    with pytest.raises(GoldFormatError, match="not valid JSON"):
+        gold_load(path=path)
+    path.write_text('{"fact_id": "x"}')
+    with pytest.raises(GoldFormatError, match="expected a JSON list of facts"):
+        gold_load(path=path)
+
+
+def test_question_file_is_read_into_typed_questions(tmp_path):
+    path = tmp_path / "questions.jsonl"
+    path.write_text(json.dumps(QUESTION) + "\n\n" + json.dumps(dict(QUESTION, as_of=None)) + "\n")
+    first, second = load_questions(path)
+    assert (first.id, first.answerable, first.as_of) == ("dev-001", True, D(2014, 10, 1))
+    assert first.gold[0].part_url is None and second.as_of is None
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "line 2: not JSON"),
+        (json.dumps({"id": "dev-002"}), "line 2: question: missing"),
+        (json.dumps(dict(QUESTION, answerable="yes")), "line 2: answerable: Input should be a "),
+        (
+            json.dumps(dict(QUESTION, gold=[{"url": "https://www.gov.uk/x"}])),
+            "line 2: gold[0]: span: missing",
+        ),
+        (json.dumps(dict(QUESTION, as_of="October 2014")), "line 2: as_of: "),
+    ],
+)
+def test_malformed_question_line_names_the_line_and_the_field(tmp_path, line, message):
+    path = tmp_path / "questions.jsonl"
+    path.write_text(json.dumps(QUESTION) + "\n" + line + "\n")
+    with pytest.raises(QuestionFileError) as failed:
+        load_questions(path)
+    assert str(failed.value).startswith(message)
+
+
+def test_shared_question_file_parses():
+    path = SHARED_GOLD.parent / "dev_questions.jsonl"
+    if not path.is_file():
+        pytest.skip(f"shared questions not found ({path})")
+    questions = load_questions(path)
+    assert len(questions) == 175
+    assert sum(q.answerable for q in questions) == 128
 
 
 def test_command_prints_report_and_json(tmp_path, capsys):
