@@ -1,16 +1,10 @@
-"""The offline, deterministic extraction provider: rules over the parsed page structure.
+"""The heuristic provider's extraction: rules over the parsed page structure.
 
-It does real work, not an imitation of an LLM: amounts become threshold units with a
-structured value; "you can / must / cannot … if …" sentences become eligibility or rule
-units; ordered steps become one procedure; "X is / means …" become definitions; examples
-are linked to the unit they illustrate; validity comes from tax-year phrases in the unit,
-its table header, its section, the page, and only then from the page file's stated period
-or publication date (each unit records which). Concepts are bound by MiniLM similarity to
-the concept descriptions of the page's categories, only when the best beats the runner-up
-by a margin; otherwise the unit goes to triage with its candidates. It also answers the
-superseding detector's question (same rule at different times?) from types, structured values
-and dates (knowledge.unitcompare), and the quality job's (does a unit belong to its concept?)
-from the vectors. Everything it makes is labelled provider=heuristic.
+Amounts become threshold units with a structured value; "you can / must / cannot … if …"
+sentences become eligibility or rule units; ordered steps become one procedure; "X is /
+means …" become definitions; examples are linked to the unit they illustrate. Validity comes
+from tax-year phrases in the unit, its table header, its section, the page, and only then from
+the page file's stated period or publication date (each unit records which).
 """
 
 from __future__ import annotations
@@ -20,22 +14,9 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-import numpy as np
-
-from knowledge.providers import (
-    Adjudication,
-    ConceptInfo,
-    PageContext,
-    PageInput,
-    Placement,
-    ProviderError,
-    UnitProposal,
-    UnitText,
-    Usage,
-)
+from knowledge.providers.types import PageInput, UnitProposal
 from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
-    STOPWORDS,
     Amount,
     Validity,
     find_amounts,
@@ -44,9 +25,7 @@ from knowledge.textfacts import (
     hint_validity,
     period_in,
 )
-from knowledge.unitcompare import heuristic_adjudicate
 
-BINDING_MARGIN = 0.005  # calibrated on the gold thresholds: see the closing note of issue 4
 _HOWTO = re.compile(
     r"^(how (to|you)|step \d|make a claim|apply|claim|transfer|open|report|what you need to do|"
     r"how it('s| is) paid|appeal|pay)", re.I,
@@ -76,13 +55,9 @@ _ORDERED = re.compile(r"^\d+\. ")
 _ROW_CELL = re.compile(r"(?:^|; )[^;:]{1,200}: ")
 
 
-_PLACEMENT = "Heuristic (embedding similarity, no LLM)"
-
-
-def _cosine(first, second) -> float:
-    a = np.asarray(first, dtype=np.float32)
-    b = np.asarray(second, dtype=np.float32)
-    return float(np.dot(a / np.linalg.norm(a), b / np.linalg.norm(b)))
+def extract_proposals(page: PageInput) -> list[UnitProposal]:
+    """Every unit the rules find on the page, unbound, in page order."""
+    return _Extractor(page).run()
 
 
 @dataclass
@@ -105,177 +80,7 @@ class Line:
         return "paragraph"
 
 
-class HeuristicProvider:
-    name = "heuristic"
-    prompt_version = "heuristic-v1"
-    adjudicate_model = "heuristic-v1"
-
-    def __init__(
-        self, embedder=None, margin: float = BINDING_MARGIN, placement_margin: float | None = None
-    ):
-        self._embedder = embedder
-        self.margin = margin
-        self._placement_margin = placement_margin
-
-    @property
-    def placement_margin(self) -> float:
-        if self._placement_margin is None:
-            from django.conf import settings
-
-            return settings.QUALITY_MISPLACED_MARGIN
-        return self._placement_margin
-
-    @property
-    def embedder(self):
-        if self._embedder is None:
-            from knowledge.embeddings import get_embedder
-
-            self._embedder = get_embedder()
-        return self._embedder
-
-    # --- pass 1 ---------------------------------------------------------------------------
-
-    def page_context(self, *, page: PageInput, categories, concepts):
-        headings = [s["heading_path"][-1] for s in page.sections if s["heading_path"]][:8]
-        query = f"{page.title}. " + ". ".join(dict.fromkeys(headings))
-        scores = self._category_scores(query, concepts)
-        if not scores:
-            raise ProviderError("no concept has a vector yet: run `python manage.py embed`")
-        ranked = sorted(scores, key=scores.get, reverse=True)
-        best = ranked[0]
-        related = [slug for slug in ranked[1:3] if scores[slug] >= scores[best] - 0.06]
-        period = _page_validity(page)
-        context = PageContext(
-            domain=page.title,
-            audience=_audience(page.text),
-            period=_label(period.valid_from) if period and period.valid_from else None,
-            category=best,
-            related_categories=related,
-        )
-        return context, Usage(model="heuristic-v1")
-
-    def _category_scores(self, query: str, concepts) -> dict[str, float]:
-        vector = self.embedder.embed([query])[0]
-        by_category: dict[str, list[float]] = defaultdict(list)
-        for concept in concepts:
-            if concept.vector is not None:
-                by_category[concept.category].append(float(np.dot(vector, concept.vector)))
-        return {
-            slug: float(np.mean(sorted(values, reverse=True)[:3]))
-            for slug, values in by_category.items()
-        }
-
-    # --- superseding ----------------------------------------------------------------------
-
-    def adjudicate_superseding(self, *, older: UnitText, newer: UnitText) -> Adjudication:
-        return heuristic_adjudicate(older=older, newer=newer)
-
-    # --- quality --------------------------------------------------------------------------
-
-    def check_unit_placement(
-        self, *, unit: UnitText, concept: ConceptInfo, alternatives: list[ConceptInfo]
-    ) -> Placement:
-        """Misplaced when the nearest alternative's vector is nearer the unit's than its own
-        concept's by at least the placement margin. `confidence` is that cosine gap, clipped
-        to 0..1: a rough signal, not calibrated."""
-        if unit.vector is None or concept.vector is None:
-            raise ProviderError("the placement check needs vectors: run `python manage.py embed`")
-        own = _cosine(unit.vector, concept.vector)
-        scored = [(c, _cosine(unit.vector, c.vector)) for c in alternatives if c.vector is not None]
-        usage = Usage(model="heuristic-v1")
-        if not scored:
-            return Placement(True, None, f"{_PLACEMENT}: no other concept to compare", 0.0, usage)
-        best, other = max(scored, key=lambda item: item[1])  # the first of equals, as ranked
-        gap = other - own
-        if gap < self.placement_margin:
-            reason = (
-                f"{_PLACEMENT}: nearest its concept {concept.taxonomy_id} ({own:.2f}) within "
-                f"the margin; next {best.taxonomy_id} ({other:.2f})"
-            )
-            return Placement(True, None, reason, min(1.0, max(0.0, -gap)), usage, round(gap, 4))
-        reason = (
-            f"{_PLACEMENT}: closer to {best.taxonomy_id} ({other:.2f}) than to its concept "
-            f"{concept.taxonomy_id} ({own:.2f})"
-        )
-        return Placement(False, best.taxonomy_id, reason, min(1.0, gap), usage, round(gap, 4))
-
-    # --- pass 2 ---------------------------------------------------------------------------
-
-    def extract_units(self, *, page: PageInput, context: PageContext, concepts):
-        proposals = _Extractor(page).run()
-        allowed = {context.category, *context.related_categories}
-        self._bind(page, proposals, [c for c in concepts if c.category in allowed])
-        return proposals, Usage(model="heuristic-v1")
-
-    def _bind(self, page: PageInput, proposals: list[UnitProposal], concepts) -> None:
-        """Score = cosine(unit, concept description) + a bonus for the words of the concept's
-        name found near the unit (MiniLM alone cannot tell 'under 25' from '25 or over') +
-        a bonus, for amounts, to concepts that name an amount (a rate, a limit) rather than a
-        topic ('who pays', 'overview')."""
-        usable = [concept for concept in concepts if concept.vector is not None]
-        if not proposals or not usable:
-            return
-        matrix = np.asarray([concept.vector for concept in usable], dtype=np.float32)
-        queries = [
-            f"{page.title}. {p.section}. {p.text}" if p.section else f"{page.title}. {p.text}"
-            for p in proposals
-        ]
-        cosine = self.embedder.embed(queries) @ matrix.T
-        names = [
-            _words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}") for c in usable
-        ]
-        names_amount = np.array(
-            [bool(_AMOUNT_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
-        )
-        for proposal, row in zip(proposals, cosine, strict=True):
-            near = _words(f"{proposal.section} {proposal.text}")
-            lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
-            score = row + LEXICAL_WEIGHT * lexical
-            if proposal.unit_type == "threshold":
-                score = score + AMOUNT_CONCEPT_BONUS * names_amount
-            order = np.argsort(-score)[:3]
-            proposal.candidates = [(usable[i].taxonomy_id, float(score[i])) for i in order]
-            best = float(score[order[0]])
-            runner_up = float(score[order[1]]) if len(order) > 1 else -1.0
-            if best - runner_up >= self.margin:
-                proposal.concept_id = usable[order[0]].taxonomy_id
-
-
-LEXICAL_WEIGHT = 0.15
-AMOUNT_CONCEPT_BONUS = 0.05
-_AMOUNT_CONCEPT = re.compile(
-    r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
-    r"bonus|charge|minimum|maximum|exempt|wage|earnings|profits|premium|loan|fee",
-    re.I,
-)  # fmt: skip
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(
-        word for word in re.findall(r"[a-z]+|\d+", text.lower()) if word not in STOPWORDS
-    )
-
-
-def _label(day) -> str:
-    start = tax_year_start_year(day)
-    return f"{start}-{(start + 1) % 100:02d}"
-
-
-def _audience(text: str) -> str:
-    lowered = text.lower()
-    for word, audience in (
-        ("employer", "employers and employees"),
-        ("student", "students"),
-        ("child", "parents and carers"),
-        ("pension", "people planning or drawing a pension"),
-        ("self-employed", "the self-employed"),
-    ):
-        if word in lowered:
-            return audience
-    return "the public"
-
-
-def _page_validity(page: PageInput) -> Validity | None:
+def page_validity(page: PageInput) -> Validity | None:
     """A tax year the page states for itself ('The current tax year is …', 'In the 2015 to
     2016 tax year …'): the most frequent closed period in its text."""
     counts: dict[tuple, int] = defaultdict(int)
@@ -294,7 +99,7 @@ class _Extractor:
         self.text = page.text
         self.lines = self._lines()
         self.proposals: list[UnitProposal] = []
-        self.page_period = _page_validity(page)
+        self.page_period = page_validity(page)
         self.hint_period = hint_validity(page.period_hint)
         self.seen: set[tuple] = set()
 

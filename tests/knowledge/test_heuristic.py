@@ -9,7 +9,8 @@ import pytest
 from knowledge.documents import PageDocument, PagePart
 from knowledge.parsing import parse_document
 from knowledge.providers import ConceptInfo, PageContext, PageInput
-from knowledge.providers.heuristic import HeuristicProvider, _Extractor
+from knowledge.providers.heuristic import HeuristicProvider
+from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.textfacts import find_amounts, find_validities, header_validity, hint_validity
 
 
@@ -32,7 +33,7 @@ def page_from_html(html: str, *, title="Test page", period_hint="", updated=None
 
 
 def proposals(html: str, **kwargs):
-    return _Extractor(page_from_html(html, **kwargs)).run()
+    return extract_proposals(page_from_html(html, **kwargs))
 
 
 def only(items, unit_type):

@@ -9,17 +9,14 @@ from decimal import Decimal
 
 import pytest
 from openai import OpenAI
-from pydantic import BaseModel
 
 from knowledge.evidence import locate_quote
 from knowledge.models import AtomicUnit, Concept, ExtractionItem, ExtractionRun
 from knowledge.providers import (
-    LlmUnits,
     OpenAIProvider,
     PageContext,
     ProviderError,
     ProviderTransientError,
-    strict_schema,
 )
 from knowledge.services.extract import ExtractionFailed, snapshot_extract
 from tests.factories import make_category, make_concept, make_snapshot
@@ -653,38 +650,27 @@ def _objects(node, path="$"):
             yield from _objects(value, f"{path}[{index}]")
 
 
-@pytest.mark.parametrize("model", [LlmUnits, PageContext])
-def test_strict_schema_closes_every_object_and_requires_every_property(model):
-    schema = strict_schema(model)
+def test_the_sdk_sends_strict_schemas_closing_every_object_and_requiring_every_property(
+    fake_openai, provider, snapshot
+):
+    fake_openai.answer(context_answer())
+    fake_openai.answer({"units": [unit()]})
 
-    objects = list(_objects(schema))
-    assert objects, "no object levels found"
-    for path, node in objects:
-        assert node["additionalProperties"] is False, path
-        assert sorted(node["required"]) == sorted(node["properties"]), path
-    if model is LlmUnits:
-        assert {path for path, _ in objects} == {"$", "$.$defs.LlmUnit"}
-        assert schema["properties"]["units"]["items"] == {"$ref": "#/$defs/LlmUnit"}
-        nullable = schema["$defs"]["LlmUnit"]["properties"]["concept_id"]
-        assert {"type": "null"} in nullable["anyOf"]
+    extract(snapshot, provider)
 
-
-def test_strict_schema_keeps_properties_named_like_schema_keywords():
-    class Inner(BaseModel):
-        default: int | None = None
-
-    class Outer(BaseModel):
-        title: str
-        inner: Inner
-        note: str = "x"
-
-    schema = strict_schema(Outer)
-
-    assert set(schema["properties"]) == {"title", "inner", "note"}
-    assert sorted(schema["required"]) == ["inner", "note", "title"]
-    assert set(schema["$defs"]["Inner"]["properties"]) == {"default"}
-    assert "default" not in schema["properties"]["note"]  # keyword defaults are dropped
-    assert "title" not in schema and "title" not in schema["properties"]["title"]
-    for path, node in _objects(schema):
-        assert node["additionalProperties"] is False, path
-        assert sorted(node["required"]) == sorted(node["properties"]), path
+    sent = {}
+    for request in fake_openai.requests:
+        fmt = request.response_format
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+        sent[fmt["json_schema"]["name"]] = fmt["json_schema"]["schema"]
+    assert set(sent) == {"PageContext", "LlmUnits"}
+    for name, schema in sent.items():
+        objects = list(_objects(schema))
+        assert objects, f"no object levels found in {name}"
+        for path, node in objects:
+            assert node["additionalProperties"] is False, (name, path)
+            assert sorted(node["required"]) == sorted(node["properties"]), (name, path)
+    units = sent["LlmUnits"]
+    assert {path for path, _ in _objects(units)} == {"$", "$.$defs.LlmUnit"}
+    assert units["properties"]["units"]["items"] == {"$ref": "#/$defs/LlmUnit"}
+    assert {"type": "null"} in units["$defs"]["LlmUnit"]["properties"]["concept_id"]["anyOf"]

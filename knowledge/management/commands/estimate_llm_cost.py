@@ -5,7 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from knowledge.embeddings import count_tokens
 from knowledge.models import ExtractionRun, PageSnapshot
-from knowledge.providers import PageContext, context_prompt, units_prompt
+from knowledge.providers import PageContext
+from knowledge.providers.prompts import context_prompt, units_prompt
 from knowledge.services.extract import model_prices, page_input, taxonomy_for_extraction
 
 
