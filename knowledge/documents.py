@@ -2,7 +2,8 @@
 
 Two shapes arrive: the GOV.UK Content API JSON (`details.parts[].body` / `details.body`)
 and the page-file shape of the shared corpus (`url`, `parts[].body_html` / `body_text`).
-Both become one `PageDocument`.
+A pydantic model checks each shape, so a malformed page fails with a PageFormatError naming
+the field ("'details.parts[2].body' is missing"); both become one `PageDocument`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,17 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from typing import Annotated, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    PlainValidator,
+    StringConstraints,
+    ValidationError,
+)
+from pydantic_core import ErrorDetails
 
 GOVUK_ORIGIN = "https://www.gov.uk"
 
@@ -49,171 +61,240 @@ def looks_like_html(body: str) -> bool:
     return bool(_HTML_TAG.search(body[:5000]))
 
 
+# ---------------------------------------------------------------- field types
+
+
+def _path_from_root(path: str) -> str:
+    if not path.startswith("/") or path.startswith("//"):
+        raise ValueError(f"must be a path starting with '/': {path!r}")
+    return path.rstrip("/") or "/"
+
+
+def _govuk_address(url: str) -> str:
+    if not url.startswith(GOVUK_ORIGIN + "/"):
+        raise ValueError(f"must be a {GOVUK_ORIGIN}/ address: {url!r}")
+    return url
+
+
+def _timestamp(value: object) -> dt.datetime | None:
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise ValueError("must be an ISO timestamp string")
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"is not an ISO timestamp: {value!r}") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+def _absent_if_empty(value: object) -> object:
+    return value or None
+
+
+RequiredText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+BasePath = Annotated[RequiredText, AfterValidator(_path_from_root)]
+# Optional words (titles, slugs, types): absent, null and empty all read as "".
+Text = Annotated[str, BeforeValidator(lambda value: str(value or ""))]
+Timestamp = Annotated[dt.datetime | None, PlainValidator(_timestamp)]
+
+
+# ---------------------------------------------------------------- Content API shape
+
+
+class _StepLink(BaseModel):
+    text: Text = ""
+    href: Text = ""
+
+
+class _StepContent(BaseModel):
+    type: Text = ""
+    text: Text = ""
+    contents: Annotated[list[_StepLink] | None, BeforeValidator(_absent_if_empty)] = None
+
+
+class _Step(BaseModel):
+    title: Text = ""
+    contents: Annotated[list[_StepContent] | None, BeforeValidator(_absent_if_empty)] = None
+
+
+class _StepByStepNav(BaseModel):
+    steps: Annotated[list[_Step] | None, BeforeValidator(_absent_if_empty)] = None
+
+
+class _ContentApiPart(BaseModel):
+    body: str
+    title: Text = ""
+    slug: Text = ""
+
+
+class _ContentApiDetails(BaseModel):
+    parts: Annotated[list[_ContentApiPart] | None, BeforeValidator(_absent_if_empty)] = None
+    step_by_step_nav: _StepByStepNav | None = None
+    body: str | None = None
+
+
+class _ContentApiPage(BaseModel):
+    base_path: BasePath
+    title: RequiredText
+    details: _ContentApiDetails
+    document_type: Text = ""
+    schema_name: Text = ""
+    public_updated_at: Timestamp = None
+    description: Text = ""
+
+
+# ---------------------------------------------------------------- page-file shape
+
+
+class _PageFilePart(BaseModel):
+    body_html: str
+    title: Text = ""
+    slug: Text = ""
+
+
+class _PageFile(BaseModel):
+    url: Annotated[RequiredText, AfterValidator(_govuk_address)]
+    base_path: Annotated[BasePath | None, BeforeValidator(_absent_if_empty)] = None
+    title: RequiredText
+    parts: Annotated[list[_PageFilePart] | None, BeforeValidator(_absent_if_empty)] = None
+    body_html: str | None = None
+    body_text: str | None = None
+    body_text_format: Text = ""
+    part_title: Text = ""
+    part_slug: Text = ""
+    document_type: Text = ""
+    public_updated_at: Timestamp = None
+    description: Text = ""
+    figures_period: Text = ""
+
+
+# ---------------------------------------------------------------- documents
+
+Shape = TypeVar("Shape", bound=BaseModel)
+
+
 def document_from_json(data: object, *, origin: str) -> PageDocument:
     if not isinstance(data, dict):
         raise PageFormatError("page JSON must be an object")
     if "details" in data:
-        return _from_content_api(data, origin=origin)
+        return _from_content_api(_validated(_ContentApiPage, data), raw=data, origin=origin)
     if "url" in data:
-        return _from_page_file(data, origin=origin)
+        return _from_page_file(_validated(_PageFile, data), raw=data, origin=origin)
     raise PageFormatError("page JSON has neither 'details' (Content API) nor 'url' (page file)")
 
 
-def _required_str(data: dict, key: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise PageFormatError(f"'{key}' is missing or not a non-empty string")
-    return value.strip()
-
-
-def _base_path(data: dict) -> str:
-    base_path = _required_str(data, "base_path")
-    if not base_path.startswith("/") or base_path.startswith("//"):
-        raise PageFormatError(f"'base_path' must be a path starting with '/': {base_path!r}")
-    return base_path.rstrip("/") or "/"
-
-
-def parse_timestamp(value: object, *, field_name: str) -> dt.datetime | None:
-    if value in (None, ""):
-        return None
-    if not isinstance(value, str):
-        raise PageFormatError(f"'{field_name}' must be an ISO timestamp string")
+def _validated(shape: type[Shape], data: dict) -> Shape:
     try:
-        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise PageFormatError(f"'{field_name}' is not an ISO timestamp: {value!r}") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+        return shape.model_validate(data)
+    except ValidationError as error:
+        raise PageFormatError(_problem(error.errors()[0])) from None
+
+
+_PHRASES = {
+    "missing": "is missing",
+    "string_type": "must be a string",
+    "string_too_short": "must not be empty",
+    "list_type": "must be a list",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+}
+
+
+def _problem(error: ErrorDetails) -> str:
+    """ "'details.parts[2].body' is missing": the field, then what is wrong with it."""
+    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"])
+    if error["type"] == "value_error":  # our validators' own words
+        what = str(error["ctx"]["error"])
+    else:
+        what = _PHRASES.get(error["type"], error["msg"])
+    return f"'{where.lstrip('.')}' {what}"
 
 
 def _part_url(base_url: str, index: int, slug: str) -> str:
     return base_url if index == 0 or not slug else f"{base_url}/{slug}"
 
 
-def _from_content_api(data: dict, *, origin: str) -> PageDocument:
-    base_path = _base_path(data)
-    title = _required_str(data, "title")
-    details = data.get("details")
-    if not isinstance(details, dict):
-        raise PageFormatError("'details' must be an object")
-    url = GOVUK_ORIGIN + base_path
-    parts = _content_api_parts(details, url=url, title=title)
+def _from_content_api(page: _ContentApiPage, *, raw: dict, origin: str) -> PageDocument:
+    url = GOVUK_ORIGIN + page.base_path
     return PageDocument(
         url=url,
-        base_path=base_path,
-        title=title,
-        document_type=str(data.get("document_type") or data.get("schema_name") or ""),
-        public_updated_at=parse_timestamp(
-            data.get("public_updated_at"), field_name="public_updated_at"
-        ),
-        parts=parts,
-        raw=data,
+        base_path=page.base_path,
+        title=page.title,
+        document_type=page.document_type or page.schema_name,
+        public_updated_at=page.public_updated_at,
+        parts=_content_api_parts(page.details, url=url, title=page.title),
+        raw=raw,
         origin=origin,
-        description=str(data.get("description") or ""),
+        description=page.description,
     )
 
 
-def _content_api_parts(details: dict, *, url: str, title: str) -> list[PagePart]:
-    raw_parts = details.get("parts")
-    if raw_parts:
-        if not isinstance(raw_parts, list):
-            raise PageFormatError("'details.parts' must be a list")
-        parts = []
-        for index, part in enumerate(raw_parts):
-            if not isinstance(part, dict) or not isinstance(part.get("body"), str):
-                raise PageFormatError(f"'details.parts[{index}]' needs a string 'body'")
-            slug = str(part.get("slug") or "")
-            body = part["body"]
-            parts.append(
-                PagePart(
-                    title=str(part.get("title") or ""),
-                    slug=slug,
-                    url=_part_url(url, index, slug),
-                    body=body,
-                    body_format="html" if looks_like_html(body) else "markdown",
-                )
+def _content_api_parts(details: _ContentApiDetails, *, url: str, title: str) -> list[PagePart]:
+    if details.parts:
+        return [
+            PagePart(
+                title=part.title,
+                slug=part.slug,
+                url=_part_url(url, index, part.slug),
+                body=part.body,
+                body_format="html" if looks_like_html(part.body) else "markdown",
             )
-        return parts
-    if isinstance(details.get("step_by_step_nav"), dict):
-        return [_step_by_step_part(details["step_by_step_nav"], url=url, title=title)]
-    body = details.get("body")
-    if not isinstance(body, str) or not body.strip():
+            for index, part in enumerate(details.parts)
+        ]
+    if details.step_by_step_nav is not None:
+        return [_step_by_step_part(details.step_by_step_nav, url=url, title=title)]
+    if not details.body or not details.body.strip():
         raise PageFormatError("'details' has no 'parts', 'body' or 'step_by_step_nav'")
-    fmt = "html" if looks_like_html(body) else "markdown"
-    return [PagePart(title="", slug="", url=url, body=body, body_format=fmt)]
+    fmt = "html" if looks_like_html(details.body) else "markdown"
+    return [PagePart(title="", slug="", url=url, body=details.body, body_format=fmt)]
 
 
-def _step_by_step_part(nav: dict, *, url: str, title: str) -> PagePart:
+def _step_by_step_part(nav: _StepByStepNav, *, url: str, title: str) -> PagePart:
     """Steps become an ordered HTML list so that a how-to stays one procedure."""
     html = []
-    for number, step in enumerate(nav.get("steps") or [], start=1):
-        html.append(f"<h2>Step {number}: {step.get('title', '')}</h2>")
-        for content in step.get("contents") or []:
-            if content.get("type") == "paragraph":
-                html.append(f"<p>{content.get('text', '')}</p>")
-            elif content.get("type") == "list":
+    for number, step in enumerate(nav.steps or [], start=1):
+        html.append(f"<h2>Step {number}: {step.title}</h2>")
+        for content in step.contents or []:
+            if content.type == "paragraph":
+                html.append(f"<p>{content.text}</p>")
+            elif content.type == "list":
                 items = "".join(
-                    f'<li><a href="{item.get("href", "")}">{item.get("text", "")}</a></li>'
-                    if item.get("href")
-                    else f"<li>{item.get('text', '')}</li>"
-                    for item in content.get("contents") or []
+                    f'<li><a href="{item.href}">{item.text}</a></li>'
+                    if item.href
+                    else f"<li>{item.text}</li>"
+                    for item in content.contents or []
                 )
                 html.append(f"<ul>{items}</ul>")
     return PagePart(title=title, slug="", url=url, body="\n".join(html), body_format="html")
 
 
-def _from_page_file(data: dict, *, origin: str) -> PageDocument:
-    url = _required_str(data, "url")
-    if not url.startswith(GOVUK_ORIGIN + "/"):
-        raise PageFormatError(f"'url' must be a {GOVUK_ORIGIN}/ address: {url!r}")
-    base_path = _base_path(data) if data.get("base_path") else url[len(GOVUK_ORIGIN) :]
-    title = _required_str(data, "title")
-    base_url = GOVUK_ORIGIN + base_path
-    parts = []
-    if data.get("parts"):
-        if not isinstance(data["parts"], list):
-            raise PageFormatError("'parts' must be a list")
-        for index, part in enumerate(data["parts"]):
-            body = part.get("body_html") if isinstance(part, dict) else None
-            if not isinstance(body, str):
-                raise PageFormatError(f"'parts[{index}]' needs a string 'body_html'")
-            slug = str(part.get("slug") or "")
-            parts.append(
-                PagePart(
-                    str(part.get("title") or ""),
-                    slug,
-                    _part_url(base_url, index, slug),
-                    body,
-                    "html",
-                )
-            )
-    elif isinstance(data.get("body_html"), str) and data["body_html"].strip():
-        parts.append(PagePart("", "", url, data["body_html"], "html"))
-    elif isinstance(data.get("body_text"), str) and data["body_text"].strip():
-        fmt = (
-            "markdown" if str(data.get("body_text_format") or "").startswith("markdown") else "text"
-        )
-        parts.append(
-            PagePart(
-                str(data.get("part_title") or ""),
-                str(data.get("part_slug") or ""),
-                url,
-                data["body_text"],
-                fmt,
-            )
-        )
-    else:
-        raise PageFormatError("page file has no 'parts', 'body_html' or 'body_text'")
+def _from_page_file(page: _PageFile, *, raw: dict, origin: str) -> PageDocument:
+    base_path = page.base_path or page.url[len(GOVUK_ORIGIN) :]
     return PageDocument(
-        url=url,
+        url=page.url,
         base_path=base_path,
-        title=title,
-        document_type=str(data.get("document_type") or ""),
-        public_updated_at=parse_timestamp(
-            data.get("public_updated_at"), field_name="public_updated_at"
-        ),
-        parts=parts,
-        raw=data,
+        title=page.title,
+        document_type=page.document_type,
+        public_updated_at=page.public_updated_at,
+        parts=_page_file_parts(page, base_url=GOVUK_ORIGIN + base_path),
+        raw=raw,
         origin=origin,
-        description=str(data.get("description") or ""),
-        period_hint=str(data.get("figures_period") or ""),
+        description=page.description,
+        period_hint=page.figures_period,
     )
+
+
+def _page_file_parts(page: _PageFile, *, base_url: str) -> list[PagePart]:
+    if page.parts:
+        return [
+            PagePart(part.title, part.slug, _part_url(base_url, index, part.slug), part.body_html,
+                     "html")
+            for index, part in enumerate(page.parts)
+        ]  # fmt: skip
+    if page.body_html and page.body_html.strip():
+        return [PagePart("", "", page.url, page.body_html, "html")]
+    if page.body_text and page.body_text.strip():
+        fmt = "markdown" if page.body_text_format.startswith("markdown") else "text"
+        return [PagePart(page.part_title, page.part_slug, page.url, page.body_text, fmt)]
+    raise PageFormatError("page file has no 'parts', 'body_html' or 'body_text'")

@@ -129,3 +129,45 @@ def test_parsing_is_deterministic(corpus_pages):
 def test_malformed_pages_name_the_field(data, message):
     with pytest.raises(PageFormatError, match=message):
         document_from_json(data, origin="test")
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"base_path": "/x", "title": "T", "details": {"parts": [{"title": "A"}]}},
+         "'details.parts[0].body' is missing"),
+        ({"base_path": "/x", "title": "T", "details": {"parts": "one"}},
+         "'details.parts' must be a list"),
+        ({"base_path": "/x", "title": " ", "details": {"body": "x"}}, "'title' must not be empty"),
+        ({"base_path": "/x", "title": "T", "details": None}, "'details' must be an object"),
+        ({"url": "https://www.gov.uk/x", "title": "T", "parts": [{"body_html": 3}]},
+         "'parts[0].body_html' must be a string"),
+        ({"url": "https://www.gov.uk/x", "title": "T", "parts": ["<p>x</p>"]},
+         "'parts[0]' must be an object"),
+    ],
+)  # fmt: skip
+def test_malformed_parts_name_the_part_and_the_field(data, message):
+    with pytest.raises(PageFormatError) as failed:
+        document_from_json(data, origin="test")
+    assert str(failed.value) == message
+
+
+def test_step_by_step_page_becomes_one_ordered_procedure():
+    nav = {
+        "steps": [
+            {"title": "Check", "contents": [
+                {"type": "paragraph", "text": "Read this."},
+                {"type": "list", "contents": [{"text": "A", "href": "/a"}, {"text": "B"}]},
+            ]},
+            {"title": "Apply", "contents": None},
+        ]
+    }  # fmt: skip
+    page = {"base_path": "/steps/", "title": "Steps", "details": {"step_by_step_nav": nav}}
+    document = document_from_json(page, origin="test")
+    assert (document.url, document.base_path) == ("https://www.gov.uk/steps", "/steps")
+    (part,) = document.parts
+    assert part.title == "Steps" and part.body_format == "html"
+    assert part.body == (
+        "<h2>Step 1: Check</h2>\n<p>Read this.</p>\n"
+        '<ul><li><a href="/a">A</a></li><li>B</li></ul>\n<h2>Step 2: Apply</h2>'
+    )
