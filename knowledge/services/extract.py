@@ -1,11 +1,10 @@
 """Two-pass extraction of a snapshot into validated, concept-bound atomic units.
 
 Idempotent per (snapshot, provider, prompt version): the run row is claimed by a guarded
-UPDATE, and a succeeded run is never redone. Pass 2 validates every proposal before
-anything is stored, in one transaction per snapshot: the concept exists and is active, the
-quote is found in the snapshot text (its offsets stored), the dates are sane. What fails is
-kept as a rejected item with its reason; what is valid but not bound to a concept goes to
-the unassigned triage list.
+UPDATE, and a succeeded run is never redone. Pass 1 asks the provider for the page's context
+(category, period); pass 2 for its units, each checked (knowledge.services.proposals) before
+anything is stored, in one transaction per snapshot. What fails is kept as a rejected item
+with its reason; what is valid but not bound to a concept goes to the unassigned triage list.
 """
 
 from __future__ import annotations
@@ -14,20 +13,17 @@ import dataclasses
 import datetime as dt
 import hashlib
 import time
-from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Max, Q
+from django.db.models import F, Q
 from django.utils import timezone
 
-from knowledge.evidence import locate_quote
 from knowledge.models import (
     AtomicUnit,
     Category,
     Concept,
-    ConceptAlias,
     ExtractionItem,
     ExtractionJob,
     ExtractionRun,
@@ -45,9 +41,12 @@ from knowledge.providers import (
 )
 from knowledge.services.embed import concepts_embed
 from knowledge.services.ingest import snapshot_recency
+from knowledge.services.proposals import (
+    checked_proposals_store,
+    fingerprint,
+    validate_proposal,
+)
 
-EARLIEST, LATEST = dt.date(1990, 1, 1), dt.date(2100, 12, 31)
-MAX_AMOUNT = Decimal(10) ** 12  # AtomicUnit.value_amount holds 12 digits before the point
 STALE_CLAIM = dt.timedelta(minutes=15)
 Run = ExtractionRun
 
@@ -239,7 +238,9 @@ def run_units_pass(*, run: Run, provider) -> Run:
     _add_usage(run, usage)
     checked = [validate_proposal(proposal, snapshot=snapshot) for proposal in proposals]
     with transaction.atomic():
-        units = _store(run, snapshot, proposals, checked)
+        units = checked_proposals_store(
+            run=run, snapshot=snapshot, proposals=proposals, checked=checked
+        )
         _flag_older_snapshots(snapshot)
         run.units_made = len(units)
         run.units_rejected = sum(1 for c in checked if c.kind == ExtractionItem.Kind.REJECTED)
@@ -302,141 +303,15 @@ def _category_units_pass(*, run: Run, provider, category: Category) -> None:
         and fingerprint(proposal.text) not in held
     ]  # fmt: skip
     with transaction.atomic():
-        units = _store(run, snapshot, [p for p, _ in keep], [c for _, c in keep])
+        units = checked_proposals_store(
+            run=run, snapshot=snapshot, proposals=[p for p, _ in keep], checked=[c for _, c in keep]
+        )
         run.units_made = len(units)
         run.units_rejected = sum(1 for c in checked if c.kind == ExtractionItem.Kind.REJECTED)
         run.units_unassigned = sum(1 for c in checked if c.kind == ExtractionItem.Kind.UNASSIGNED)
         run.status = Run.Status.SUCCEEDED
         run.finished_at = timezone.now()
         run.save()
-
-
-@dataclass
-class Checked:
-    kind: str  # "" when valid and bound
-    reason_code: str = ""
-    reason: str = ""
-    concept: Concept | None = None
-    start: int | None = None
-    end: int | None = None
-    valid_from: dt.date | None = None
-    valid_to: dt.date | None = None
-
-
-def validate_proposal(proposal: UnitProposal, *, snapshot: PageSnapshot) -> Checked:
-    rejected = ExtractionItem.Kind.REJECTED
-    if proposal.unit_type not in AtomicUnit.Type.values:
-        return Checked(rejected, "bad_type", f"unknown unit type {proposal.unit_type!r}")
-    if not proposal.text.strip():
-        return Checked(rejected, "empty_text", "the unit has no text")
-    located = locate_quote(proposal.evidence_quote, snapshot.text)
-    if located is None:
-        return Checked(rejected, "quote_not_found", "the evidence quote is not in the page text")
-    try:
-        valid_from, valid_to = _date(proposal.valid_from), _date(proposal.valid_to)
-    except ValueError as exc:
-        return Checked(rejected, "bad_date", str(exc), start=located.start, end=located.end)
-    if valid_from and valid_to and valid_from > valid_to:
-        return Checked(
-            rejected, "reversed_dates", f"valid_from {valid_from} is after valid_to {valid_to}"
-        )
-    if proposal.value_amount is not None and not proposal.value_unit:
-        return Checked(
-            rejected,
-            "amount_without_unit",
-            "an amount needs its unit",
-            start=located.start,
-            end=located.end,
-        )
-    if proposal.value_amount is not None and not abs(proposal.value_amount) < MAX_AMOUNT:
-        return Checked(
-            rejected,
-            "amount_out_of_range",
-            f"amount {proposal.value_amount} is not below {MAX_AMOUNT:,}",
-            start=located.start,
-            end=located.end,
-        )
-    checked = Checked(
-        "", start=located.start, end=located.end, valid_from=valid_from, valid_to=valid_to
-    )
-    if proposal.concept_id is None:
-        checked.kind, checked.reason_code = ExtractionItem.Kind.UNASSIGNED, "no_confident_concept"
-        checked.reason = "no concept beat the runner-up by the binding margin"
-        return checked
-    concept = resolve_active_concept(proposal.concept_id)
-    if concept is None:
-        return Checked(
-            rejected,
-            "unknown_concept",
-            f"unknown concept {proposal.concept_id!r}",
-            start=located.start,
-            end=located.end,
-        )
-    checked.concept = concept
-    return checked
-
-
-def resolve_active_concept(taxonomy_id: str) -> Concept | None:
-    concept = Concept.objects.filter(taxonomy_id=taxonomy_id).first()
-    if concept is None:
-        alias = ConceptAlias.objects.filter(alias=taxonomy_id).select_related("concept").first()
-        concept = alias.concept if alias else None
-    return concept if concept and concept.status == Concept.Status.ACTIVE else None
-
-
-def _date(value: str | None) -> dt.date | None:
-    if value in (None, ""):
-        return None
-    try:
-        day = dt.date.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{value!r} is not an ISO date (YYYY-MM-DD)") from None
-    if not EARLIEST <= day <= LATEST:
-        raise ValueError(f"{day} is outside 1990-2100")
-    return day
-
-
-def fingerprint(text: str) -> str:
-    return hashlib.sha256(" ".join(text.lower().split()).encode()).hexdigest()
-
-
-def _store(run: Run, snapshot: PageSnapshot, proposals, checked) -> dict[int, AtomicUnit]:
-    units: dict[int, AtomicUnit] = {}
-    concepts = {c.concept.pk for c in checked if c.concept is not None}
-    next_ordinal = _next_ordinals(concepts)
-    for index, (proposal, check) in enumerate(zip(proposals, checked, strict=True)):
-        if check.kind:
-            _store_item(run, snapshot, proposal, check)
-            continue
-        ordinal = next_ordinal[check.concept.pk]
-        next_ordinal[check.concept.pk] += 1
-        units[index] = AtomicUnit.objects.create(
-            concept=check.concept,
-            ordinal=ordinal,
-            unit_type=proposal.unit_type,
-            text=proposal.text.strip(),
-            value_amount=proposal.value_amount,
-            value_unit=proposal.value_unit or "",
-            value_period=proposal.value_period or "",
-            valid_from=check.valid_from,
-            valid_to=check.valid_to,
-            source=snapshot.source,
-            snapshot=snapshot,
-            evidence_quote=snapshot.text[check.start : check.end],
-            evidence_start=check.start,
-            evidence_end=check.end,
-            evidence_verified=True,
-            provider=run.provider,
-            provider_model=run.model,
-            extraction_run=run,
-            validity_basis=proposal.validity_basis[:40],
-            fingerprint=fingerprint(proposal.text),
-        )
-    for index, unit in units.items():
-        target = proposals[index].example_of
-        if proposals[index].unit_type == "example" and target in units and target != index:
-            AtomicUnit.objects.filter(pk=unit.pk).update(example_of=units[target])
-    return units
 
 
 class ProposalInvalid(ValueError):
@@ -463,31 +338,9 @@ def proposal_store(*, proposal: UnitProposal, snapshot: PageSnapshot, run: Run) 
     if check.kind:
         raise ProposalInvalid(f"{check.reason_code}: {check.reason}")
     with transaction.atomic():
-        return _store(run, snapshot, [proposal], [check])[0]
-
-
-def _next_ordinals(concept_ids: set[int]) -> dict[int, int]:
-    list(Concept.objects.select_for_update().filter(pk__in=concept_ids).order_by("pk"))  # lock
-    highest = dict(
-        AtomicUnit.objects.filter(concept_id__in=concept_ids)
-        .values_list("concept_id")
-        .annotate(top=Max("ordinal"))
-    )
-    return {concept_id: (highest.get(concept_id) or 0) + 1 for concept_id in concept_ids}
-
-
-def _store_item(run, snapshot, proposal: UnitProposal, check: Checked) -> None:
-    ExtractionItem.objects.create(
-        run=run,
-        snapshot=snapshot,
-        kind=check.kind,
-        reason_code=check.reason_code,
-        reason=check.reason,
-        proposal=proposal.as_json(),
-        evidence_start=check.start,
-        evidence_end=check.end,
-        candidates=[[concept, round(score, 4)] for concept, score in proposal.candidates],
-    )
+        return checked_proposals_store(
+            run=run, snapshot=snapshot, proposals=[proposal], checked=[check]
+        )[0]
 
 
 def _flag_older_snapshots(snapshot: PageSnapshot) -> None:
