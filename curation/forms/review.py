@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from curation.selectors import ReviewFilters
+from curation.selectors.review import ReviewFilters
 
 DECISIONS = ("approve", "reject", "flag")
 

@@ -15,12 +15,10 @@ from difflib import SequenceMatcher
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from knowledge.textfacts import MONTH_ABBREVIATIONS, MONTHS
+
 SAME, FIGURE, WORD = "same", "figure", "word"
-MONTHS = {
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-    "sept", "oct", "nov", "dec",
-}  # fmt: skip
+MONTH_WORDS = frozenset(MONTHS) | frozenset(MONTH_ABBREVIATIONS)
 _WORD = re.compile(r"\S+")
 _EDGE_PUNCTUATION = "()[]{}.,;:!?\"'“”‘’"
 
@@ -42,7 +40,7 @@ class Segment:
 def is_figure(token: str) -> bool:
     """Amounts (£12,570, 20%, 3.5p), years and dates (2025, 06/04/2025, 2024-25), months."""
     bare = token.strip(_EDGE_PUNCTUATION)
-    return any(ch.isdigit() for ch in bare) or bare.lower() in MONTHS or "%" in bare
+    return any(ch.isdigit() for ch in bare) or bare.lower() in MONTH_WORDS or "%" in bare
 
 
 def word_diff(old: str, new: str) -> tuple[list[Segment], list[Segment]]:

@@ -1,5 +1,5 @@
-"""Reads for the editors' taxonomy screens: categories, concepts and their units, search,
-open quality flags and triage items, bootstrap proposals and the taxonomy audit trail."""
+"""Reads for the editors' taxonomy screens: categories, concepts and their units, search, the
+open work waiting for an editor, and the concepts bootstrap proposed."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 
-from curation.models import AuditEvent
-from curation.presenters import EventView, event_views
-from curation.services.taxonomy import EDITOR_ACTIONS
 from knowledge.models import (
     AtomicUnit,
     Category,
@@ -21,13 +18,7 @@ from knowledge.models import (
 from knowledge.selectors import concept_resolve
 
 SEARCH_LIMIT = 25
-FLAG_LIST_LIMIT = 100
-TRIAGE_LIST_LIMIT = 50
-CHANGE_LOG_LIMIT = 100
-_ALIVE = Q(units__deleted_at__isnull=True)
-
-
-# --- the taxonomy ----------------------------------------------------------------------------
+ALIVE_UNITS = Q(units__deleted_at__isnull=True)
 
 
 def categories_with_counts() -> QuerySet[Category]:
@@ -49,7 +40,7 @@ def category_concepts(*, category: Category) -> list[Concept]:
     order = {Concept.Status.PROPOSED: 0, Concept.Status.ACTIVE: 1, Concept.Status.RETIRED: 2}
     concepts = (
         Concept.objects.filter(category=category)
-        .annotate(unit_count=Count("units", filter=_ALIVE))
+        .annotate(unit_count=Count("units", filter=ALIVE_UNITS))
         .prefetch_related(Prefetch("aliases", queryset=ConceptAlias.objects.order_by("alias")))
     )
     return sorted(concepts, key=lambda c: (order.get(c.status, 3), c.taxonomy_id))
@@ -59,7 +50,7 @@ def concept_get(*, concept_id: int) -> Concept:
     return (
         Concept.objects.select_related("category")
         .prefetch_related(Prefetch("aliases", queryset=ConceptAlias.objects.order_by("alias")))
-        .annotate(unit_count=Count("units", filter=_ALIVE))
+        .annotate(unit_count=Count("units", filter=ALIVE_UNITS))
         .get(pk=concept_id)
     )
 
@@ -113,7 +104,7 @@ def taxonomy_search(*, query: str, limit: int = SEARCH_LIMIT) -> SearchResults:
     results.concepts = list(
         Concept.objects.filter(concept_match)
         .select_related("category")
-        .annotate(unit_count=Count("units", filter=_ALIVE, distinct=True))
+        .annotate(unit_count=Count("units", filter=ALIVE_UNITS, distinct=True))
         .distinct()
         .order_by("taxonomy_id")[:limit]
     )
@@ -126,77 +117,26 @@ def taxonomy_search(*, query: str, limit: int = SEARCH_LIMIT) -> SearchResults:
     return results
 
 
-# --- quality flags -----------------------------------------------------------------------------
+def categories_ordered() -> QuerySet[Category]:
+    return Category.objects.order_by("order", "name")
 
 
-def flags_open(*, kind: str = "", category_slug: str = "") -> QuerySet[QualityFlag]:
-    flags = QualityFlag.objects.filter(status=QualityFlag.Status.OPEN).select_related(
-        "unit__concept__category", "unit__source", "suggested_concept"
-    )
-    if kind:
-        flags = flags.filter(kind=kind)
-    if category_slug:
-        flags = flags.filter(unit__concept__category__slug=category_slug)
-    return flags.order_by("-created_at", "-pk")
+def category_slug(*, category_id: int) -> str:
+    return Category.objects.values_list("slug", flat=True).get(pk=category_id)
 
 
-def flag_counts_by_kind() -> dict[str, int]:
-    rows = (
-        QualityFlag.objects.filter(status=QualityFlag.Status.OPEN)
-        .values("kind")
-        .annotate(n=Count("pk"))
-    )
-    return {row["kind"]: row["n"] for row in rows}
+def concept_plain_get(*, concept_id: int) -> Concept:
+    """The concept alone, for a change to act on. Raises Concept.DoesNotExist."""
+    return Concept.objects.get(pk=concept_id)
 
 
-# --- triage ------------------------------------------------------------------------------------
-
-
-@dataclass
-class TriageCandidate:
-    taxonomy_id: str  # as the extraction named it
-    score: float
-    concept: Concept | None  # the active concept it names now (by id or old id), if any
-
-
-def items_open(*, kind: str = "") -> QuerySet[ExtractionItem]:
-    items = ExtractionItem.objects.filter(status=ExtractionItem.Status.OPEN).select_related(
-        "snapshot__source"
-    )
-    if kind:
-        items = items.filter(kind=kind)
-    return items.order_by("-created_at", "-pk")
-
-
-def item_candidates(*, items: list[ExtractionItem]) -> dict[int, list[TriageCandidate]]:
-    """Each item's scored candidate concepts, best first, with the concept they name now (a
-    candidate renamed or merged since is followed through its alias)."""
-    pairs_by_item = {
-        item.pk: sorted(
-            (pair for pair in item.candidates or [] if len(pair) == 2),
-            key=lambda pair: -float(pair[1]),
-        )
-        for item in items
-    }
-    ids = {pair[0] for pairs in pairs_by_item.values() for pair in pairs}
-    concepts = {c.taxonomy_id: c for c in Concept.objects.filter(taxonomy_id__in=ids)}
-    for alias in ConceptAlias.objects.filter(alias__in=ids).select_related("concept"):
-        concepts.setdefault(alias.alias, alias.concept)
+def open_work_counts() -> dict[str, int]:
+    """What waits for an editor: open flags, open triage items, proposed concepts."""
     return {
-        pk: [
-            TriageCandidate(taxonomy_id=tid, score=float(score), concept=_active(concepts, tid))
-            for tid, score in pairs
-        ]
-        for pk, pairs in pairs_by_item.items()
+        "flags": QualityFlag.objects.filter(status=QualityFlag.Status.OPEN).count(),
+        "items": ExtractionItem.objects.filter(status=ExtractionItem.Status.OPEN).count(),
+        "proposals": Concept.objects.filter(status=Concept.Status.PROPOSED).count(),
     }
-
-
-def _active(concepts: dict[str, Concept], taxonomy_id: str) -> Concept | None:
-    concept = concepts.get(taxonomy_id)
-    return concept if concept and concept.status == Concept.Status.ACTIVE else None
-
-
-# --- bootstrap ---------------------------------------------------------------------------------
 
 
 def proposals_by_category() -> dict[int, list[Concept]]:
@@ -204,34 +144,9 @@ def proposals_by_category() -> dict[int, list[Concept]]:
     grouped: dict[int, list[Concept]] = {}
     proposals = (
         Concept.objects.filter(status=Concept.Status.PROPOSED)
-        .annotate(unit_count=Count("units", filter=_ALIVE))
+        .annotate(unit_count=Count("units", filter=ALIVE_UNITS))
         .order_by("taxonomy_id")
     )
     for concept in proposals:
         grouped.setdefault(concept.category_id, []).append(concept)
     return grouped
-
-
-# --- the audit trail ---------------------------------------------------------------------------
-
-
-def taxonomy_changes_recent(*, limit: int = CHANGE_LOG_LIMIT) -> list[EventView]:
-    """Editors' changes and their reverts, newest first, each with its field-by-field diff
-    (concepts shown by their taxonomy id as it is now)."""
-    events = list(
-        AuditEvent.objects.filter(_editor_actions())
-        .select_related("actor", "reverts", "reverted_by__actor")
-        .order_by("-created_at", "-pk")[:limit]
-    )
-    return event_views(events)
-
-
-def taxonomy_change_get(*, event_id: int) -> AuditEvent:
-    return AuditEvent.objects.filter(_editor_actions()).get(pk=event_id)
-
-
-def _editor_actions() -> Q:
-    match = Q()
-    for prefix in EDITOR_ACTIONS:
-        match |= Q(action__startswith=prefix)
-    return match

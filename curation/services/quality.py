@@ -26,13 +26,13 @@ from knowledge.embeddings import unit_vectors
 from knowledge.models import AtomicUnit, Category, Concept, QualityFlag
 from knowledge.providers import (
     ConceptInfo,
+    HeuristicProvider,
     Placement,
     Provider,
     ProviderError,
     UnitText,
     get_provider,
 )
-from knowledge.providers.heuristic import HeuristicProvider
 
 HEURISTIC = "heuristic"
 ALTERNATIVES = 5  # the category's concepts nearest a unit that it is compared with

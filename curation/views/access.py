@@ -10,8 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import wraps
 
+from django.contrib import admin, messages
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils.html import format_html
+
+from curation.services.superseding import require_decider
+from curation.services.taxonomy import require_editor
+
+READ_SNAPSHOT_PERMISSION = "knowledge.view_pagesnapshot"
 
 
 def signed_in_and(check: Callable) -> Callable:
@@ -19,7 +28,8 @@ def signed_in_and(check: Callable) -> Callable:
         @wraps(view)
         def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             if not request.user.is_authenticated:
-                if request.headers.get("HX-Request"):
+                if request.htmx:
+                    # A login form swapped into a fragment would be no use: reload instead.
                     return HttpResponse(status=401, headers={"HX-Refresh": "true"})
                 return redirect_to_login(request.get_full_path())
             check(request.user)
@@ -30,11 +40,25 @@ def signed_in_and(check: Callable) -> Callable:
     return decorator
 
 
+def _require_staff(user) -> None:
+    if not (user.is_active and user.is_staff):
+        raise PermissionDenied("The jobs screen is for staff.")
+
+
+def _may_read_snapshots(user) -> None:
+    if not (user.is_active and user.has_perm(READ_SNAPSHOT_PERMISSION)):
+        raise PermissionDenied("Page snapshots are for domain experts and editors.")
+
+
+staff_required = signed_in_and(_require_staff)
+expert_required = signed_in_and(require_decider)
+editor_required = signed_in_and(require_editor)
+reader_required = signed_in_and(_may_read_snapshots)
+
+
 def is_fragment_request(request: HttpRequest) -> bool:
     """An htmx swap (not htmx restoring a page from history, which needs the whole page)."""
-    return bool(request.headers.get("HX-Request")) and not request.headers.get(
-        "HX-History-Restore-Request"
-    )
+    return bool(request.htmx) and not request.htmx.history_restore_request
 
 
 @dataclass(frozen=True)
@@ -45,3 +69,35 @@ class Notice:
     text: str
     event: object | None = None
     details: list[str] = field(default_factory=list)
+
+    @classmethod
+    def done(cls, event) -> Notice:
+        """A change made: its audit entry's summary, and the entry to revert it from."""
+        return cls("success", event.summary, event)
+
+    @classmethod
+    def refused(cls, what: str, problem: object) -> Notice:
+        return cls("error", f"{what}: {problem}")
+
+
+def admin_page(request: HttpRequest, title: str, **context) -> dict:
+    """A whole screen's context in the admin's frame; the tables and pairs need the full
+    width, so the admin's navigation sidebar is left out."""
+    return {
+        **admin.site.each_context(request),
+        "title": title,
+        "is_nav_sidebar_enabled": False,
+        **context,
+    }
+
+
+def notice_message(request: HttpRequest, notice: Notice) -> None:
+    """A plain form post's outcome, for the page it is redirected to; a change names its
+    audit entry, where it can be reverted."""
+    text = notice.text
+    if notice.event is not None:
+        entry = f"{reverse('curation:taxonomy-changes')}#change-{notice.event.pk}"
+        text = format_html('{} &mdash; <a href="{}">audit entry (Revert)</a>', text, entry)
+    messages.add_message(request, getattr(messages, notice.level.upper()), text)
+    for detail in notice.details:
+        messages.add_message(request, messages.WARNING, detail)

@@ -1,42 +1,31 @@
-"""The operators' screens. Views check who may look and render what a selector returns."""
+"""The jobs screen: ingestion and extraction jobs with their progress, polled while they run."""
 
 from __future__ import annotations
 
-from django.contrib import admin
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from curation import selectors
-from curation.access import signed_in_and
+from curation.selectors import jobs as selectors
+from curation.views.access import admin_page, staff_required
 from knowledge.models import ExtractionJob, IngestJob
 
 JOBS_TEMPLATE = "curation/jobs.html"
-
-
-def _require_staff(user) -> None:
-    if not (user.is_active and user.is_staff):
-        raise PermissionDenied("The jobs screen is for staff.")
-
-
-staff_required = signed_in_and(_require_staff)
 
 
 @require_GET
 @never_cache
 @staff_required
 def jobs(request: HttpRequest) -> HttpResponse:
-    context = {
-        **admin.site.each_context(request),
-        "title": "Jobs",
-        "is_nav_sidebar_enabled": False,  # the tables need the full width
-        "extraction_jobs": selectors.extraction_jobs_recent(),
-        "ingest_jobs": selectors.ingest_jobs_recent(),
-        "extraction_totals": selectors.extraction_totals_by_provider(),
-        "recent_limit": selectors.RECENT_JOBS,
-    }
+    context = admin_page(
+        request,
+        "Jobs",
+        extraction_jobs=selectors.extraction_jobs_recent(),
+        ingest_jobs=selectors.ingest_jobs_recent(),
+        extraction_totals=selectors.extraction_totals_by_provider(),
+        recent_limit=selectors.RECENT_JOBS,
+    )
     return render(request, JOBS_TEMPLATE, context)
 
 

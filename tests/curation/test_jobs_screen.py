@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from curation.selectors import extraction_job_status
+from curation.selectors.jobs import extraction_job_status
 from knowledge.models import ExtractionJob, ExtractionRun, IngestItem, IngestJob
 from tests.factories import make_snapshot
 

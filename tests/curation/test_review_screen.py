@@ -9,11 +9,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from curation import presenters, selectors
 from curation.models import AuditEvent, SupersedingCandidate
+from curation.presenters.chart import decisions_chart
+from curation.presenters.worddiff import FIGURE, SAME, WORD, segments_html, word_diff
 from curation.roles import DOMAIN_EXPERT
+from curation.selectors.review import decisions_per_day
 from curation.services.superseding import candidate_approve, candidate_reject
-from curation.worddiff import FIGURE, SAME, WORD, segments_html, word_diff
 from knowledge.models import AtomicUnit
 from navigator.services import api_token_create
 from tests.factories import (
@@ -393,11 +394,11 @@ def test_decisions_per_day_stacks_the_last_fourteen_days(expert):
     SupersedingCandidate.objects.filter(pk=too_old.pk).update(
         status="approved", decided_at=timezone.now() - dt.timedelta(days=20)
     )
-    days = selectors.decisions_per_day(today=today)
+    days = decisions_per_day(today=today)
     assert len(days) == 14 and days[-1].day == today
     assert (days[-3].approved, days[-3].rejected, days[-3].flagged) == (1, 1, 0)
     assert days[-1].flagged == 1 and sum(day.total for day in days) == 3
-    chart = presenters.decisions_chart(days)
+    chart = decisions_chart(days)
     two_ago = chart.columns[-3]
     assert [bar.kind for bar in two_ago.bars] == ["approved", "rejected"]
     assert sum(bar.height for bar in two_ago.bars) == chart.plot_height  # the busiest day

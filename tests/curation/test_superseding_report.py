@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from curation.models import SupersedingCandidate
-from curation.reporting import (
+from curation.selectors.superseding_report import (
     OTHER,
     OUTSIDE,
     SKIP,

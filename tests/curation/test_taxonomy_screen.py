@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from curation import taxonomy_views
 from curation.models import AuditEvent
 from curation.services.bootstrap import ReextractReport
 from curation.services.taxonomy import concept_rename, units_move
+from curation.views import bootstrap as bootstrap_views
 from knowledge.models import (
     AtomicUnit,
     Concept,
@@ -600,7 +600,7 @@ def test_re_extraction_reports_what_it_made(editor_client, isa, monkeypatch):
         asked.update(category_slug=category_slug, url_prefixes=url_prefixes, user=user.username)
         return ReextractReport(pages=2, units_made=5, runs=[1, 2])
 
-    monkeypatch.setattr(taxonomy_views, "category_reextract", reextract)
+    monkeypatch.setattr(bootstrap_views, "category_reextract", reextract)
     url = reverse("curation:taxonomy-bootstrap-reextract", args=["isa"])
     data = {"url_prefixes": "https://www.gov.uk/isa\n\nhttps://www.gov.uk/junior-isa\n"}
     page = page_of(editor_client.post(url, data, **HTMX))

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from curation.selectors import provider_label
+from curation.selectors.jobs import provider_label
 from curation.services.quality import quality_check
 from knowledge.models import Category
 

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from curation.reporting import superseding_gold_check, superseding_quality
+from curation.selectors.superseding_report import superseding_gold_check, superseding_quality
 from knowledge.evaluation import GoldFormatError
 
 DEFAULT_GOLD = Path(settings.BASE_DIR).parent / "shared" / "eval" / "gold_thresholds_dev.json"

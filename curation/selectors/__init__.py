@@ -1,0 +1,1 @@
+"""Reads for the curation screens and reports, one module a screen or area."""
