@@ -45,7 +45,7 @@ CATEGORY_COUNT = 23
 CONCEPTS_PER_SOURCE = 3  # ~30 units a page; the real gov.uk corpus has ~23
 SOURCES_PER_BATCH = 300  # ~9,000 units a COPY transaction: bounded memory at any scale
 K = 5
-UNIT_LIMIT = 2 * K * 10  # what concept_search asks _nearest_units for
+UNIT_LIMIT = 2 * K * 10  # what concept_search asks nearest_units for
 FAR_QUERY_SHARE = 0.05
 WARMUP_CALLS = 5
 BENCH_TOKEN = "bench-search"
@@ -753,9 +753,9 @@ def _ms_since(started: float) -> float:
 def _raw_sql_ms(vector: np.ndarray, *, floor: float, day: dt.date) -> float:
     """Only the unit query is timed, in its transaction with the service's SET LOCALs."""
     with transaction.atomic():
-        retrieval._tune_index_scans()
+        retrieval.tune_index_scans()
         started = time.perf_counter()
-        retrieval._nearest_units(vector, floor=floor, limit=UNIT_LIMIT, category_ids=None, day=day)
+        retrieval.nearest_units(vector, floor=floor, limit=UNIT_LIMIT, category_ids=None, day=day)
         return _ms_since(started)
 
 
@@ -838,7 +838,7 @@ def _top_ids(vector: np.ndarray, *, ef_search: int | None, limit: int = 10) -> l
             cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute(
             "SELECT id FROM knowledge_atomicunit ORDER BY embedding <=> %s::vector LIMIT %s",
-            [retrieval._vector_literal(vector), limit],
+            [retrieval.vector_literal(vector), limit],
         )
         return [row[0] for row in cursor.fetchall()]
 
@@ -862,19 +862,19 @@ def service_recall_measure(*, vectors: np.ndarray, floor: float, day: dt.date) -
 
 def _service_unit_ids(vector: np.ndarray, *, floor: float, day: dt.date, exact: bool) -> list[int]:
     with transaction.atomic():
-        retrieval._tune_index_scans()
+        retrieval.tune_index_scans()
         if exact:
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL enable_indexscan = off")
                 cursor.execute("SET LOCAL enable_bitmapscan = off")
-        rows = retrieval._nearest_units(
+        rows = retrieval.nearest_units(
             vector, floor=floor, limit=UNIT_LIMIT, category_ids=None, day=day
         )
     return [row[0] for row in rows[:10]]
 
 
 def unit_query_plan(*, vector: np.ndarray, floor: float, day: dt.date) -> str:
-    """EXPLAIN ANALYZE of the very SQL _nearest_units sends, caught on its way out."""
+    """EXPLAIN ANALYZE of the very SQL nearest_units sends, caught on its way out."""
     sent: list[tuple[str, object]] = []
 
     def catch(execute, sql, params, many, context):
@@ -882,9 +882,9 @@ def unit_query_plan(*, vector: np.ndarray, floor: float, day: dt.date) -> str:
         return execute(sql, params, many, context)
 
     with transaction.atomic():
-        retrieval._tune_index_scans()
+        retrieval.tune_index_scans()
         with connection.execute_wrapper(catch):
-            retrieval._nearest_units(
+            retrieval.nearest_units(
                 vector, floor=floor, limit=UNIT_LIMIT, category_ids=None, day=day
             )
         with connection.cursor() as cursor:

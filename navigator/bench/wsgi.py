@@ -12,8 +12,8 @@ application = get_wsgi_application()
 
 
 def _prepare() -> None:
-    from knowledge import retrieval
     from knowledge.embeddings import get_embedder
+    from knowledge.retrieval import search as search_service
     from navigator.api import api
     from navigator.bench.serve import EMBEDDER_MODE, QUESTIONS_FILE, EmbedThenLookup, LookupEmbedder
 
@@ -26,7 +26,7 @@ def _prepare() -> None:
             embedder.real.embed(["How much is the ISA allowance?"])
     else:
         embedder = lookup
-    retrieval.get_embedder = lambda: embedder
+    search_service.get_embedder = lambda: embedder  # the name concept_search calls
     throttles = api.throttle if isinstance(api.throttle, list) else [api.throttle]
     for throttle in throttles:
         throttle.num_requests = 10**9

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from django.db import OperationalError, connection, transaction
 
-from knowledge import retrieval
-from knowledge.retrieval import SearchParams, concept_search
+from knowledge.retrieval import SearchParams, concept_search, sql
 from tests.factories import axis_vector, make_concept, make_snapshot, make_unit
 
 PAGE = "https://www.gov.uk/guide"
@@ -57,13 +56,13 @@ def test_outside_a_transaction_the_concepts_are_found_in_a_session_of_their_own(
     and the answer is the one the in-transaction path gives."""
     query = _two_concepts()
     threads = []
-    nearest = retrieval._nearest_concepts
+    nearest = sql.nearest_concepts
 
     def spy(*args, **kwargs):
         threads.append(threading.current_thread().name)
         return nearest(*args, **kwargs)
 
-    monkeypatch.setattr(retrieval, "_nearest_concepts", spy)
+    monkeypatch.setattr(sql, "nearest_concepts", spy)
     params = SearchParams(query="Which rate?", k=2, min_results=1)
     alongside = concept_search(params=params, query_vector=query)
     with transaction.atomic():
@@ -85,5 +84,5 @@ def test_a_failed_side_session_is_replaced_by_the_next_search():
             cursor.execute("SELECT pg_terminate_backend(pg_backend_pid())")
 
     with pytest.raises(OperationalError):
-        retrieval._side_thread().submit(retrieval._in_side_session, kill_side_session, {}).result()
+        sql.alongside(kill_side_session)()  # outside a transaction: in the side session
     assert len(concept_search(params=params, query_vector=query).concepts) == 2

@@ -4,7 +4,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from knowledge import retrieval
+from knowledge.retrieval import search as search_service
 
 
 def _figure(pattern: str, text: str) -> float:
@@ -16,7 +16,7 @@ def _figure(pattern: str, text: str) -> float:
 @pytest.mark.slow
 def test_bench_search_reports_latencies_and_recall_at_a_tiny_scale(django_db_blocker):
     """The command makes and drops its own database, so it needs no test database."""
-    original_embedder = retrieval.get_embedder
+    original_embedder = search_service.get_embedder
     out, err = StringIO(), StringIO()
     with django_db_blocker.unblock():
         call_command(
@@ -37,5 +37,5 @@ def test_bench_search_reports_latencies_and_recall_at_a_tiny_scale(django_db_blo
     assert 0.0 <= _figure(r"HNSW recall@10 = (\d+\.\d+)", report) <= 1.0
     assert _figure(r"ratio (\d+\.\d+) \(target ≤ 2\)", report) > 0
     assert _figure(r"peak ([\d,]+) MB", report.replace(",", "")) > 0
-    assert retrieval.get_embedder is original_embedder  # the benchmark's patch is undone
+    assert search_service.get_embedder is original_embedder  # the benchmark's patch is undone
     assert "dropped the throwaway database" in err.getvalue()

@@ -102,7 +102,7 @@ class Command(BaseCommand):
         write, raw95 = self.stdout.write, p95(lat.raw_sql_ms)
         write(f"{'path':<44} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'p95 / raw SQL p95':>18}")
         rows = [
-            ("raw SQL: _nearest_units (LIMIT 100, floor)", lat.raw_sql_ms),
+            ("raw SQL: nearest_units (LIMIT 100, floor)", lat.raw_sql_ms),
             ("service: concept_search, embedding excluded", lat.service_ms),
             ("HTTP /api/v1/search, embedding excluded", lat.http_ms),
             ("  of which inside the endpoint (timings.http)", lat.endpoint_ms),

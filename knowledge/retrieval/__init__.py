@@ -1,0 +1,49 @@
+"""Concept retrieval: the database casts the wide net, the application decides.
+
+PostgreSQL finds the nearest concepts (by their own text) and the nearest visible units over
+the HNSW indexes, with the floor applied in SQL to 2×k candidates (`sql`). The application
+keeps the concepts at or above the quality threshold, tops up to `min_results` from the best
+of the rest, marked below quality (`ranking`), gathers each concept's units grouped by source
+(`hits`), and decides a typed outcome from the concepts and units together, not from a
+similarity alone (`outcome`), before assembling the cited context (`context`). `search`
+holds the service that runs the stages in turn.
+"""
+
+from knowledge.retrieval.context import assemble_context
+from knowledge.retrieval.hits import UNITS_PER_CONCEPT, ConceptHit, TopicFacts, UnitHit
+from knowledge.retrieval.outcome import decide_outcome
+from knowledge.retrieval.search import (
+    MAX_QUERY_CHARS,
+    SearchError,
+    SearchParams,
+    SearchResult,
+    concept_search,
+    thresholds_for_model,
+)
+from knowledge.retrieval.sql import (
+    nearest_concepts,
+    nearest_units,
+    side_sessions_close,
+    tune_index_scans,
+    vector_literal,
+)
+
+__all__ = [
+    "MAX_QUERY_CHARS",
+    "UNITS_PER_CONCEPT",
+    "ConceptHit",
+    "SearchError",
+    "SearchParams",
+    "SearchResult",
+    "TopicFacts",
+    "UnitHit",
+    "assemble_context",
+    "concept_search",
+    "decide_outcome",
+    "nearest_concepts",
+    "nearest_units",
+    "side_sessions_close",
+    "thresholds_for_model",
+    "tune_index_scans",
+    "vector_literal",
+]

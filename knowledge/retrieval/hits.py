@@ -1,0 +1,246 @@
+"""The units a search shows: each kept concept's units nearest the question, with their
+page, part URL and other pages, and what the knowledge base holds on the question's topic,
+loaded in one query as model instances of only the columns shown."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
+from knowledge.retrieval.sql import VISIBLE_ON_DAY, vector_literal
+
+UNITS_PER_CONCEPT = 8
+
+
+@dataclass
+class UnitHit:
+    unit: AtomicUnit
+    similarity: float
+    temporal_status: str
+    part_url: str
+
+
+@dataclass
+class ConceptHit:
+    concept: Concept
+    score: float
+    concept_similarity: float
+    unit_similarity: float
+    text_rank: float
+    below_quality: bool
+    units: list[UnitHit] = field(default_factory=list)
+
+
+@dataclass
+class TopicFacts:
+    """What the knowledge base holds on the question's topic: how many units (visible or
+    not) and its threshold units, whatever their dates."""
+
+    concept: Concept
+    unit_count: int
+    thresholds: list[AtomicUnit]
+
+
+def load_hits(
+    kept: list[dict], vector, *, topic_id: int | None, day: dt.date, visible_only: bool
+) -> tuple[list[ConceptHit], TopicFacts | None]:
+    """The kept concepts with their units, and what the knowledge base holds on the topic
+    (the concept nearest the question), which the outcome weighs: one query for both."""
+    if not kept:
+        return [], None
+    shown = _concepts_with_best_units(
+        vector,
+        concept_ids=[row["id"] for row in kept],
+        topic_id=topic_id,
+        day=day if visible_only else None,
+    )
+    concepts, units = shown.concepts, shown.units
+    by_concept: dict[int, list[UnitHit]] = defaultdict(list)
+    for unit, part_url in units:
+        status = unit.temporal_status_on(day).value
+        similarity = round(1 - unit.distance, 4)
+        by_concept[unit.concept_id].append(UnitHit(unit, similarity, status, part_url))
+    hits = []
+    for row in kept:
+        hit = ConceptHit(
+            concept=concepts[row["id"]], score=round(row["score"], 4),
+            concept_similarity=round(row["concept"], 4), unit_similarity=round(row["unit"], 4),
+            text_rank=round(row["text"], 4), below_quality=row["below"],
+        )  # fmt: skip
+        hit.units = by_concept.get(row["id"], [])
+        hits.append(hit)
+    return hits, shown.topic
+
+
+# What a search shows of a unit: vectors and page texts stay in the database (parsing a
+# vector costs more than the rest of the row).
+UNIT_COLUMNS_SHOWN = (
+    "id", "concept_id", "unit_type", "text", "value_amount", "value_unit", "value_period",
+    "valid_from", "valid_to", "superseded_by_id", "superseded_date", "evidence_quote",
+    "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
+    "source_id", "snapshot_id",
+)  # fmt: skip
+CONCEPT_COLUMNS_SHOWN = ("id", "taxonomy_id", "name", "category_id")
+CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
+# The innermost section of the unit's page that holds its quote (sections are in text
+# order, so the last one holding the offset), as knowledge.parsing.section_at finds it:
+# the section list stays in the database.
+_PART_URL_SQL = """
+    COALESCE(NULLIF((
+        SELECT section->>'url' FROM jsonb_array_elements(ps.sections) WITH ORDINALITY AS s(section, n)
+        WHERE (section->>'start')::int <= ranked.evidence_start AND ranked.evidence_start <= (section->>'end')::int
+        ORDER BY n DESC LIMIT 1
+    ), ''), src.url)
+"""  # fmt: skip
+
+
+@dataclass
+class _Shown:
+    concepts: dict[int, Concept]
+    units: list[tuple[AtomicUnit, str]]  # with its part URL
+    topic: TopicFacts | None
+
+
+THRESHOLD_COLUMNS = ("id", "valid_from", "valid_to", "superseded_by_id", "superseded_date")
+
+
+def _concepts_with_best_units(
+    vector, *, concept_ids: list[int], topic_id: int | None, day
+) -> _Shown:
+    """The concepts shown, and each one's units nearest the query (the top few a concept,
+    ranked and cut by PostgreSQL) with their page, part URL, snapshot date and other pages,
+    and the topic's facts: one query, so that only what is shown leaves the database. Plain
+    SQL: the ORM spent longer building these queries than PostgreSQL spends running them."""
+    visible = VISIBLE_ON_DAY if day is not None else ""
+    unit_columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
+    threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
+    sql = f"""
+        WITH best AS MATERIALIZED (  -- ranked once, whatever the join order below
+            SELECT ranked.*, src.url, ps.fetched_at, {_PART_URL_SQL},
+                   ARRAY(SELECT other.url FROM knowledge_unitsighting seen
+                         JOIN knowledge_source other ON other.id = seen.source_id
+                         WHERE seen.unit_id = ranked.id ORDER BY other.url)
+            FROM (
+                SELECT {unit_columns}, u.embedding <=> %(q)s::vector AS distance,
+                       row_number() OVER (
+                           PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
+                       ) AS place
+                FROM knowledge_atomicunit u
+                WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
+                  AND u.embedding IS NOT NULL {visible}
+            ) ranked  -- the topic's units are not shown unless the topic is kept
+            JOIN knowledge_source src ON src.id = ranked.source_id
+            JOIN knowledge_pagesnapshot ps ON ps.id = ranked.snapshot_id
+            WHERE ranked.place <= %(per_concept)s
+        )
+        SELECT c.id, c.taxonomy_id, c.name, c.category_id, cat.slug, cat.name,
+               CASE WHEN c.id = %(topic)s THEN (
+                   SELECT count(*) FROM knowledge_atomicunit alive
+                   WHERE alive.concept_id = c.id AND alive.deleted_at IS NULL
+               ) END,
+               CASE WHEN c.id = %(topic)s THEN (
+                   SELECT json_agg(json_build_array({threshold_columns}) ORDER BY t.id)
+                   FROM knowledge_atomicunit t
+                   WHERE t.concept_id = c.id AND t.deleted_at IS NULL AND t.unit_type = 'threshold'
+               ) END,
+               best.*
+        FROM knowledge_concept c
+        JOIN knowledge_category cat ON cat.id = c.category_id
+        LEFT JOIN best ON best.concept_id = c.id
+        WHERE c.id = ANY(%(concepts)s) OR c.id = %(topic)s
+        ORDER BY c.id, best.distance
+    """
+    params = {"q": vector_literal(vector), "concepts": concept_ids, "topic": topic_id,
+              "day": day, "per_concept": UNITS_PER_CONCEPT}  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return _rows_shown(rows, topic_id=topic_id)
+
+
+def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
+    """Model instances of the shown columns (the rest deferred), one per concept, category,
+    source and snapshot however many shown units share it."""
+    concept_width = len(CONCEPT_COLUMNS_SHOWN) + len(CATEGORY_COLUMNS_SHOWN) - 1
+    unit_start = concept_width + 2  # after the topic's unit count and thresholds
+    unit_width = len(UNIT_COLUMNS_SHOWN)
+    topic = None
+    concepts: dict[int, Concept] = {}
+    categories: dict[int, Category] = {}
+    sources: dict[int, Source] = {}
+    snapshots: dict[int, PageSnapshot] = {}
+    units: list[tuple[AtomicUnit, str]] = []
+    for row in rows:
+        if row[0] not in concepts:
+            concepts[row[0]] = _concept_loaded(row[:concept_width], categories)
+            if row[0] == topic_id:
+                topic = _topic_loaded(concepts[row[0]], *row[concept_width:unit_start])
+        unit_values = row[unit_start : unit_start + unit_width]
+        if unit_values[0] is None:  # a concept without a unit to show
+            continue
+        unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
+        distance, _place, url, fetched_at, part_url, also_found_in = row[unit_start + unit_width :]
+        unit.distance = distance
+        if unit.source_id not in sources:
+            sources[unit.source_id] = _loaded(Source, (("id", unit.source_id), ("url", url)))
+        unit.source = sources[unit.source_id]
+        if unit.snapshot_id not in snapshots:
+            snapshots[unit.snapshot_id] = _loaded(
+                PageSnapshot, (("id", unit.snapshot_id), ("fetched_at", fetched_at))
+            )
+        unit.snapshot = snapshots[unit.snapshot_id]
+        unit.also_found_in_urls = list(also_found_in)
+        units.append((unit, part_url))
+    return _Shown(concepts, units, topic)
+
+
+def _topic_loaded(concept: Concept, unit_count: int, thresholds) -> TopicFacts:
+    thresholds = json.loads(thresholds) if isinstance(thresholds, str) else thresholds or []
+    return TopicFacts(
+        concept=concept,
+        unit_count=unit_count,
+        thresholds=[
+            _loaded(AtomicUnit, _threshold_values(values), unit_type="threshold")
+            for values in thresholds
+        ],
+    )
+
+
+def _threshold_values(values: list) -> list[tuple[str, object]]:
+    """THRESHOLD_COLUMNS from JSON, where dates are ISO strings."""
+    dates = ("valid_from", "valid_to", "superseded_date")
+    return [
+        (name, dt.date.fromisoformat(value) if name in dates and value else value)
+        for name, value in zip(THRESHOLD_COLUMNS, values, strict=True)
+    ]
+
+
+def _concept_loaded(values: tuple, categories: dict[int, Category]) -> Concept:
+    """A Concept from (id, taxonomy_id, name, category_id, category slug, category name)."""
+    concept = _loaded(Concept, zip(CONCEPT_COLUMNS_SHOWN, values[:4], strict=True))
+    if concept.category_id not in categories:
+        category_values = (concept.category_id, *values[4:])
+        categories[concept.category_id] = _loaded(
+            Category, zip(CATEGORY_COLUMNS_SHOWN, category_values, strict=True)
+        )
+    concept.category = categories[concept.category_id]
+    return concept
+
+
+def _loaded(model, values, **more):
+    """A model instance as the ORM loads one with only these fields (the rest deferred):
+    `values` are (attname, value) pairs; Model.from_db takes them in the model's field order."""
+    values = dict(values, **more)
+    attnames = _field_order(model, tuple(values))
+    return model.from_db(connection.alias, attnames, [values[name] for name in attnames])
+
+
+@functools.cache
+def _field_order(model, attnames: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f.attname for f in model._meta.concrete_fields if f.attname in attnames)

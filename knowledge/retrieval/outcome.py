@@ -1,0 +1,93 @@
+"""The search's outcome: ok, low_confidence or no_match, with machine-readable reasons."""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.models import AtomicUnit
+from knowledge.retrieval.hits import TopicFacts
+from knowledge.temporal import TemporalStatus
+from knowledge.textfacts import STOPWORDS
+
+_AMOUNT_QUESTION = re.compile(
+    r"\b(how much|worth|what('s| is| was| are| were) the (\w+ ){0,4}(rate|limit|threshold|allowance|"
+    r"amount|cap|bonus|charge|penalty|fee|wage))\b",
+    re.I,
+)  # fmt: skip
+_GENERIC_WORDS = STOPWORDS | frozenset(
+    ("how", "rules", "rate", "rates", "amount", "eligibility", "overview", "claim", "claiming", "apply")
+)  # fmt: skip
+NO_FACTS_GAP = 0.30  # the topic beats every concept that holds facts by this much
+TOPIC_WORDS_SHARE = 2 / 3
+
+
+def decide_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thresholds, day):
+    """ok / low_confidence / no_match with machine-readable reasons, from the taxonomy (what
+    topics exist), the units (what is known, and when) and the similarities together.
+
+    The topic is the concept whose own text is nearest the question. A question near no
+    concept is out of scope. A topic without units is refused when the facts found belong
+    to concepts far from the question; an amount question needs a threshold that names its
+    topic (facts are sometimes filed under a neighbouring concept, and those still answer).
+    `topic` is loaded with the hits, so it is there whenever a concept is in scope and hits are."""
+    best_concept = concept_rows[0][1] if concept_rows else 0.0
+    if best_concept < thresholds["scope"]:
+        return "no_match", ["out_of_scope"]
+    if not hits:
+        return "no_match", ["nothing_above_floor"]
+    bearing = [hit for hit in hits if hit.units]
+    if not bearing:
+        return "no_match", ["no_rule_in_force_on_date" if params.as_of else "only_historical"]
+    if (
+        not topic.unit_count
+        and best_concept - max(hit.concept_similarity for hit in bearing) >= NO_FACTS_GAP
+    ):
+        return "no_match", ["no_facts_for_concept"]
+    good = [hit for hit in bearing if not hit.below_quality]
+    if not good:
+        return "low_confidence", ["below_quality"]
+    if _AMOUNT_QUESTION.search(params.query):
+        thresholds_found = _thresholds_for_topic(topic, good, day=day)
+        if not thresholds_found:
+            if params.as_of and topic.thresholds:
+                return "no_match", ["no_rule_in_force_on_date"]
+            return "low_confidence", ["no_amount_in_kb"]
+        if params.as_of and not any(
+            unit.valid_from and unit.valid_from <= day for unit in thresholds_found
+        ):
+            return "no_match", ["no_rule_in_force_on_date"]
+    return "ok", []
+
+
+def _stems(text: str) -> set[str]:
+    words = re.findall(r"[a-z0-9]+", text.lower().replace("'s", ""))
+    return {
+        word[:4]
+        for word in words
+        if word not in _GENERIC_WORDS and (len(word) > 2 or word.isdigit())
+    }
+
+
+def _thresholds_for_topic(topic: TopicFacts, good, *, day) -> list[AtomicUnit]:
+    """Threshold units, in force on `day`, that answer an amount question about `topic`.
+
+    When the topic holds facts, its own thresholds decide: facts without an amount mean the
+    amount is not known. When it holds none, its facts were filed under a neighbouring
+    concept: thresholds among the best results that name the topic answer."""
+    if topic.unit_count:
+        return [
+            unit
+            for unit in topic.thresholds
+            if unit.temporal_status_on(day) == TemporalStatus.CURRENT
+        ]
+    distinct = _stems(topic.concept.name) - _stems(topic.concept.category.name)
+    found = []
+    for hit in good[:5]:
+        for unit_hit in hit.units:
+            unit = unit_hit.unit
+            words = _stems(f"{unit.text} {hit.concept.name}")
+            if unit.unit_type == "threshold" and len(distinct & words) >= TOPIC_WORDS_SHARE * len(
+                distinct
+            ):
+                found.append(unit)
+    return found

@@ -1,0 +1,180 @@
+"""The database's part of a search: nearest neighbours over the HNSW indexes with the floor
+applied to the candidates, full-text matches, the index scans' tuning, and the side session
+in which the concept scan runs beside the unit scan."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+
+from knowledge.temporal import in_force_sql
+
+T = TypeVar("T")
+
+
+def tune_index_scans(ef_search: int | None = None) -> None:
+    """Filtered HNSW scans keep searching until enough rows pass the filter (pgvector 0.8).
+    Both settings in one round trip, for this transaction only (SET LOCAL)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true),"
+            " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+            [str(ef_search or settings.RETRIEVAL_EF_SEARCH)],
+        )
+
+
+def nearest_concepts_tuned(*, vector_text: str, floor: float, limit: int, category_ids):
+    # The concept index is a tenth of the unit index and only its top few matter.
+    with transaction.atomic():
+        tune_index_scans(settings.RETRIEVAL_CONCEPT_EF_SEARCH)
+        return nearest_concepts(vector_text, floor=floor, limit=limit, category_ids=category_ids)
+
+
+# --- the side session -------------------------------------------------------------------------
+
+
+def alongside(query: Callable[..., T], **kwargs) -> Callable[[], T]:
+    """Start `query` in a database session of its own, on this process's side thread, and
+    return a function that waits for its result: the concept and unit index scans are
+    independent, so the concepts' (~10 ms at 100× scale) run while the units' do.
+
+    A caller inside a transaction may hold rows no other session can see (a test's data,
+    an import's), so then the query runs here, in this session, before the units'."""
+    if connection.in_atomic_block:
+        result = query(**kwargs)
+        return lambda: result
+    future = _side_thread().submit(_in_side_session, query, kwargs)
+    return future.result
+
+
+@functools.cache
+def _side_thread() -> ThreadPoolExecutor:
+    """Made at first use, so in each worker after a fork, never in the parent before it."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="navigator-search-side")
+
+
+def _in_side_session(query: Callable[..., T], kwargs: dict) -> T:
+    """The side thread keeps its own connection from one search to the next (Django's
+    request cycle, which ages connections out, never runs on it); a failure closes it, so
+    the next search starts a fresh session."""
+    try:
+        return query(**kwargs)
+    except Exception:
+        connection.close()
+        raise
+
+
+def side_sessions_close() -> None:
+    """Close the side thread's database session (before dropping its database, say)."""
+    if _side_thread.cache_info().currsize:
+        _side_thread().submit(_close_this_threads_connection).result()
+
+
+def _close_this_threads_connection() -> None:
+    connection.close()  # `connection` is the calling thread's
+
+
+# --- the queries ------------------------------------------------------------------------------
+
+
+def vector_literal(vector: np.ndarray | str) -> str:
+    """pgvector's text form; a search computes it once and passes the string on."""
+    if isinstance(vector, str):
+        return vector
+    return "[" + ",".join(map(_SIX_PLACES, vector.tolist())) + "]"
+
+
+_SIX_PLACES = "{:.6f}".format
+
+
+def nearest_concepts(vector, *, floor: float, limit: int, category_ids) -> list[tuple[int, float]]:
+    """(concept id, similarity) of the active concepts nearest `vector`, at or above `floor`."""
+    category_filter = "AND category_id = ANY(%(categories)s)" if category_ids else ""
+    sql = f"""
+        WITH nearest AS MATERIALIZED (
+            SELECT id, embedding <=> %(q)s::vector AS distance
+            FROM knowledge_concept
+            WHERE status = 'active' AND embedding IS NOT NULL {category_filter}
+            ORDER BY embedding <=> %(q)s::vector
+            LIMIT %(limit)s
+        )
+        SELECT id, 1 - distance FROM nearest WHERE distance <= 1 - %(floor)s ORDER BY distance
+    """
+    params = {
+        "q": vector_literal(vector),
+        "limit": limit,
+        "floor": floor,
+        "categories": category_ids,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(row[0], float(row[1])) for row in cursor.fetchall()]
+
+
+# Units of `u` (knowledge_atomicunit) in force on %(day)s.
+VISIBLE_ON_DAY = in_force_sql(table="u", day="%(day)s")
+
+
+def unit_filters(category_ids, day) -> str:
+    """The units a search may show: alive, of an active concept, in the categories asked
+    for, and, given a day, in force on it."""
+    filters = "u.deleted_at IS NULL AND c.status = 'active'"
+    if category_ids:
+        filters += " AND c.category_id = ANY(%(categories)s)"
+    if day is not None:
+        filters += VISIBLE_ON_DAY
+    return filters
+
+
+def nearest_units(
+    vector, *, floor: float, limit: int, category_ids, day
+) -> list[tuple[int, int, float]]:
+    """(unit id, concept id, similarity) of the shown units nearest `vector`, at or above
+    `floor`, among the `limit` nearest."""
+    sql = f"""
+        WITH nearest AS MATERIALIZED (
+            SELECT u.id, u.concept_id, u.embedding <=> %(q)s::vector AS distance
+            FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id
+            WHERE u.embedding IS NOT NULL AND {unit_filters(category_ids, day)}
+            ORDER BY u.embedding <=> %(q)s::vector
+            LIMIT %(limit)s
+        )
+        SELECT id, concept_id, 1 - distance FROM nearest WHERE distance <= 1 - %(floor)s ORDER BY distance
+    """
+    params = {
+        "q": vector_literal(vector),
+        "limit": limit,
+        "floor": floor,
+        "categories": category_ids,
+        "day": day,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
+
+
+def text_matches(query: str, *, limit: int, category_ids, day) -> list[tuple[int, int, float]]:
+    """PostgreSQL full-text matches (for hybrid ranking): (unit id, concept id, rank)."""
+    sql = f"""
+        SELECT u.id, u.concept_id, ts_rank_cd(to_tsvector('english', u.text), q) AS rank
+        FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id,
+             to_tsquery('english', %(query)s) q
+        WHERE to_tsvector('english', u.text) @@ q AND {unit_filters(category_ids, day)}
+        ORDER BY rank DESC LIMIT %(limit)s
+    """
+    words = re.findall(r"[a-z0-9]+", query.lower())
+    if not words:
+        return []
+    any_word = " | ".join(words)  # a question's words are alternatives, not all required
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql, {"query": any_word, "limit": limit, "categories": category_ids, "day": day}
+        )
+        return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
