@@ -34,7 +34,7 @@ class FetchError(Exception):
 
 
 class TransientFetchError(FetchError):
-    """Worth retrying later (rate limited, server error, timeout) once retries ran out."""
+    """Rate limited, a server error or a timeout, still so after the client's retries."""
 
 
 class PageGone(FetchError):
@@ -85,6 +85,16 @@ class RateLimiter:
 
 
 class ContentApiClient:
+    """Fetches pages from the Content API, retrying a transient failure (429, 5xx, timeout,
+    connection error) up to `max_attempts` times with a growing, jittered backoff.
+
+    This is the one retry layer for a gov.uk fetch. It is here rather than in the Celery
+    task because only here is the Retry-After header at hand, and because the CLI runs tasks
+    eagerly, where a task retry would not wait at all. Retrying in the task as well would
+    multiply the requests (attempts × task retries) to a gov.uk that is already refusing
+    them; a page that still fails is recorded as failed and the next refresh fetches it again.
+    """
+
     def __init__(
         self,
         *,

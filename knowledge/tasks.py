@@ -1,23 +1,24 @@
 """Celery tasks: thin, taking ids, each calling one service. Safe with acks_late because
-the services are idempotent (see knowledge.services.ingest)."""
+the services are idempotent (see knowledge.services.ingest and the run claim of
+knowledge.services.extract)."""
 
 from __future__ import annotations
 
 from celery import chain, group, shared_task
 
-from knowledge.govuk import TransientFetchError
 from knowledge.services import ingest
 
 
-@shared_task(bind=True, acks_late=True, max_retries=5, rate_limit="10/s")
-def ingest_page(self, job_id: int, ref: str) -> str:
-    try:
-        item = ingest.ingest_item_run(job_id=job_id, ref=ref)
-    except TransientFetchError as exc:
-        if self.request.is_eager or self.request.retries >= self.max_retries:
-            item = ingest.ingest_item_fail(job_id=job_id, ref=ref, reason=exc.reason)
-        else:
-            raise self.retry(exc=exc, countdown=60 * 2**self.request.retries) from exc
+class RetryableExtractionFailure(Exception):
+    """An extraction that failed on a transient LLM error, raised for Celery to retry."""
+
+
+@shared_task(acks_late=True, rate_limit="10/s")
+def ingest_page(job_id: int, ref: str) -> str:
+    """Fetch and store one page. No Celery retry: the gov.uk client already retried the fetch
+    with backoff (honouring Retry-After), so a page that still fails is recorded as failed and
+    the next refresh is its next try."""
+    item = ingest.ingest_item_run(job_id=job_id, ref=ref)
     ingest.ingest_job_refresh(job_id=job_id)
     return item.outcome
 
@@ -66,19 +67,35 @@ def refresh_all_sources() -> int | None:
     return job.pk
 
 
-@shared_task(bind=True, acks_late=True, max_retries=3)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=(RetryableExtractionFailure,),
+    retry_backoff=30,  # seconds: at most 30, 60, 120 before attempts 2, 3, 4
+    retry_jitter=True,
+    max_retries=3,
+)
 def extract_snapshot(self, snapshot_id: int, provider: str | None = None) -> str:
+    """Extract one snapshot; a transient LLM error (timeout, rate limit, 5xx) is retried."""
     from knowledge.providers import ProviderTransientError, get_provider
     from knowledge.services.extract import ExtractionFailed, snapshot_extract
 
     try:
-        run = snapshot_extract(snapshot_id=snapshot_id, provider=get_provider(provider))
+        return snapshot_extract(snapshot_id=snapshot_id, provider=get_provider(provider)).status
     except ExtractionFailed as exc:
-        transient = isinstance(exc.__cause__, ProviderTransientError)
-        if transient and not self.request.is_eager and self.request.retries < self.max_retries:
-            raise self.retry(exc=exc, countdown=30 * 2**self.request.retries) from exc
+        if isinstance(exc.__cause__, ProviderTransientError) and _retries_left(self):
+            raise RetryableExtractionFailure(exc.run.error) from exc
         return exc.run.status
-    return run.status
+
+
+def _retries_left(task) -> bool:
+    """Whether a failed attempt should be retried rather than stand as the run's result.
+
+    Run eagerly (no worker: the CLI and tests), Celery would retry at once, without the
+    backoff, so the failed run stands. The last attempt returns the run's status instead of
+    raising, so that a chord waiting on it (extract_job, then embedding) still completes.
+    """
+    return not task.request.is_eager and task.request.retries < task.max_retries
 
 
 @shared_task

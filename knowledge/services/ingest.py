@@ -215,7 +215,8 @@ def ingest_item_run(*, job_id: int, ref: str) -> IngestItem:
     """Fetch and store one page of a job, once. Safe to run again: returns the first result.
 
     The fetch happens outside any transaction; the snapshot and the item that claims the
-    page are written together. Transient fetch errors propagate for the task to retry.
+    page are written together. A page that cannot be fetched, including one gov.uk kept
+    failing through the client's retries, is recorded as a failed (or gone) item.
     """
     job = IngestJob.objects.get(pk=job_id)
     existing = IngestItem.objects.filter(job=job, ref=ref).first()
@@ -225,8 +226,6 @@ def ingest_item_run(*, job_id: int, ref: str) -> IngestItem:
     requested_url = None if job.kind == IngestJob.Kind.DIRECTORY else GOVUK_ORIGIN + ref
     try:
         document, failure = _page_source(job).fetch(ref), None
-    except govuk.TransientFetchError:
-        raise
     except govuk.FetchError as exc:
         document, failure = None, exc
     try:
@@ -252,21 +251,6 @@ def _item_store(job, ref, document, failure, requested_url) -> IngestItem:
     return IngestItem(
         job=job, ref=ref, outcome=stored.outcome, source=stored.source, snapshot=stored.snapshot
     )
-
-
-def ingest_item_fail(*, job_id: int, ref: str, reason: str) -> IngestItem:
-    """Record a page that could not be fetched even after retries (e.g. gov.uk kept failing)."""
-    job = IngestJob.objects.get(pk=job_id)
-    existing = IngestItem.objects.filter(job=job, ref=ref).first()
-    if existing is not None:
-        return existing  # another delivery of the task recorded this page already
-    source = None
-    if job.kind != IngestJob.Kind.DIRECTORY:
-        source = source_record_failure(url=GOVUK_ORIGIN + ref, gone=False, reason=reason)
-    item, _ = IngestItem.objects.get_or_create(
-        job=job, ref=ref, defaults={"outcome": Outcome.FAILED, "reason": reason, "source": source}
-    )
-    return item
 
 
 def _page_source(job: IngestJob):

@@ -1,4 +1,5 @@
-"""A real Celery worker, over the real Redis, ingests a batch into the test database."""
+"""Celery: a real worker, over the real Redis, ingests a batch into the test database; the
+tasks' retry policy (transient LLM errors retried by Celery, gov.uk fetches by the client)."""
 
 import os
 import socket
@@ -6,13 +7,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import quote
 
 import pytest
 from celery import Celery
+from celery.exceptions import Retry
 from django.db import connection
 
+from knowledge import tasks
 from knowledge.models import IngestJob, PageSnapshot
+from knowledge.providers import ProviderError, ProviderTransientError
 from knowledge.services import ingest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,3 +81,90 @@ def test_real_worker_ingests_a_batch_through_redis(worker):
     assert progress["counts"]["failed"] == 0
     assert progress["done"] == job.total == 10
     assert PageSnapshot.objects.count() == 10
+
+
+# --- retry policy ---------------------------------------------------------------------------
+
+
+class ExtractionAttempts:
+    """A snapshot extraction that fails `failures` times on a transient LLM error, then works;
+    records each attempt."""
+
+    def __init__(self, monkeypatch, *, failures: int, cause: Exception):
+        from knowledge import providers
+        from knowledge.services import extract
+
+        self.attempts = 0
+        self.failures, self.cause = failures, cause
+        monkeypatch.setattr(extract, "snapshot_extract", self.extract)
+        monkeypatch.setattr(providers, "get_provider", lambda name=None: "a provider")
+
+    def extract(self, *, snapshot_id, provider):
+        from knowledge.services.extract import ExtractionFailed
+
+        self.attempts += 1
+        if self.attempts <= self.failures:
+            run = SimpleNamespace(status="failed", error=str(self.cause))
+            raise ExtractionFailed(run) from self.cause
+        return SimpleNamespace(status="succeeded")
+
+
+@pytest.fixture
+def retries_asked(monkeypatch) -> list[dict]:
+    """Celery's retry of extract_snapshot, recorded instead of sent to a broker."""
+    asked: list[dict] = []
+
+    def retry(*, exc=None, **options):
+        asked.append({"exc": exc, **options})
+        return Retry(exc=exc, when=options.get("countdown"))
+
+    monkeypatch.setattr(tasks.extract_snapshot, "retry", retry)
+    return asked
+
+
+def run_as_a_worker(task, *args, retries: int = 0):
+    """Call a task as a worker delivers it (not eagerly), on its `retries`-th retry."""
+    task.push_request(is_eager=False, called_directly=False, retries=retries)
+    try:
+        return task(*args)
+    finally:
+        task.pop_request()
+
+
+@pytest.mark.parametrize("retries", [0, 1, 2])
+def test_transient_llm_error_is_retried_by_celery_with_jittered_backoff(
+    monkeypatch, retries_asked, retries
+):
+    attempts = ExtractionAttempts(monkeypatch, failures=1, cause=ProviderTransientError("503"))
+    with pytest.raises(Retry):
+        run_as_a_worker(tasks.extract_snapshot, 7, retries=retries)
+    (asked,) = retries_asked
+    assert isinstance(asked["exc"], tasks.RetryableExtractionFailure)
+    assert 0 <= asked["countdown"] <= 30 * 2**retries  # full jitter under the backoff
+    assert attempts.attempts == 1
+
+
+def test_last_attempt_returns_the_failed_run_so_a_chord_still_completes(monkeypatch, retries_asked):
+    ExtractionAttempts(monkeypatch, failures=1, cause=ProviderTransientError("503"))
+    max_retries = tasks.extract_snapshot.max_retries
+    assert max_retries == 3
+    assert run_as_a_worker(tasks.extract_snapshot, 7, retries=max_retries) == "failed"
+    assert retries_asked == []
+
+
+def test_a_permanent_llm_error_is_not_retried(monkeypatch, retries_asked):
+    ExtractionAttempts(monkeypatch, failures=1, cause=ProviderError("HTTP 400: bad request"))
+    assert run_as_a_worker(tasks.extract_snapshot, 7) == "failed"
+    assert retries_asked == []
+
+
+def test_eagerly_a_transient_llm_error_is_not_retried_at_once(monkeypatch, retries_asked):
+    # The CLI runs tasks eagerly, where Celery would retry without waiting.
+    attempts = ExtractionAttempts(monkeypatch, failures=1, cause=ProviderTransientError("503"))
+    assert tasks.extract_snapshot.apply(args=(7,)).get() == "failed"
+    assert attempts.attempts == 1 and retries_asked == []
+
+
+def test_ingest_task_leaves_fetch_retries_to_the_govuk_client():
+    assert not getattr(tasks.ingest_page, "autoretry_for", ())
+    assert tasks.ingest_page.acks_late

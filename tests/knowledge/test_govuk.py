@@ -569,13 +569,13 @@ def test_server_error_forever_gives_up_after_max_attempts(rig, govuk_server):
     first, second = rig.backoffs  # between attempts only, growing
     assert 0.5 <= first <= 0.625 and 1.0 <= second <= 1.25
 
-    # The service leaves a transient failure to the task: nothing is recorded yet.
+    # The service records what the client gave up on, after the client's attempts only.
     job = govuk_job_create(paths=["/child-benefit"])
-    with pytest.raises(TransientFetchError):
-        ingest_item_run(job_id=job.pk, ref="/child-benefit")
-    assert not IngestItem.objects.filter(job=job).exists()
+    item = ingest_item_run(job_id=job.pk, ref="/child-benefit")
+    assert item.outcome == IngestItem.Outcome.FAILED and "3 attempts" in item.reason
+    assert govuk_server.paths == [CHILD_BENEFIT_API] * 6
     source.refresh_from_db()
-    assert source.status == Source.Status.OK
+    assert source.status == Source.Status.ERROR and source.current_snapshot is not None
     assert stored_rows() == before
 
 
@@ -598,6 +598,31 @@ def test_ingest_task_records_server_errors_as_a_failed_item(rig, govuk_server):
     job.refresh_from_db()
     assert job.status == IngestJob.Status.FINISHED
     assert govuk_server.paths == [CHILD_BENEFIT_API] * 3
+
+
+@pytest.mark.django_db
+def test_ingest_task_on_a_worker_does_not_retry_what_the_client_gave_up_on(
+    rig, govuk_server, monkeypatch
+):
+    govuk_server.script(CHILD_BENEFIT_API, Reply(503))
+    job = govuk_job_create(paths=["/child-benefit"])
+
+    def no_task_retry(*args, **kwargs):
+        raise AssertionError("the task retried a fetch the client had retried already")
+
+    monkeypatch.setattr(tasks.ingest_page, "retry", no_task_retry)
+    # As a worker runs it (not eagerly), where a Celery retry would be scheduled.
+    tasks.ingest_page.push_request(is_eager=False, called_directly=False, retries=0)
+    try:
+        outcome = tasks.ingest_page(job.pk, "/child-benefit")
+    finally:
+        tasks.ingest_page.pop_request()
+
+    assert outcome == IngestItem.Outcome.FAILED
+    assert govuk_server.paths == [CHILD_BENEFIT_API] * 3  # the client's max_attempts, once
+    assert len(rig.backoffs) == 2
+    job.refresh_from_db()
+    assert job.status == IngestJob.Status.FINISHED
 
 
 @pytest.mark.django_db
