@@ -29,6 +29,7 @@ from knowledge.providers import UnitProposal
 
 EARLIEST, LATEST = dt.date(1990, 1, 1), dt.date(2100, 12, 31)
 MAX_AMOUNT = Decimal(10) ** 12  # AtomicUnit.value_amount holds 12 digits before the point
+REJECTED = ExtractionItem.Kind.REJECTED
 
 
 @dataclass
@@ -44,53 +45,59 @@ class Checked:
 
 
 def validate_proposal(proposal: UnitProposal, *, snapshot: PageSnapshot) -> Checked:
-    rejected = ExtractionItem.Kind.REJECTED
+    """What becomes of a proposal: kind "" (a unit), rejected or unassigned, with the reason,
+    and the quote's offsets in the snapshot text once it is found."""
     if proposal.unit_type not in AtomicUnit.Type.values:
-        return Checked(rejected, "bad_type", f"unknown unit type {proposal.unit_type!r}")
+        return Checked(REJECTED, "bad_type", f"unknown unit type {proposal.unit_type!r}")
     if not proposal.text.strip():
-        return Checked(rejected, "empty_text", "the unit has no text")
+        return Checked(REJECTED, "empty_text", "the unit has no text")
     located = locate_quote(proposal.evidence_quote, snapshot.text)
     if located is None:
-        return Checked(rejected, "quote_not_found", "the evidence quote is not in the page text")
+        return Checked(REJECTED, "quote_not_found", "the evidence quote is not in the page text")
+    where = {"start": located.start, "end": located.end}
     try:
         valid_from, valid_to = _date(proposal.valid_from), _date(proposal.valid_to)
     except ValueError as exc:
-        return Checked(rejected, "bad_date", str(exc), start=located.start, end=located.end)
+        return Checked(REJECTED, "bad_date", str(exc), **where)
     if valid_from and valid_to and valid_from > valid_to:
         return Checked(
-            rejected, "reversed_dates", f"valid_from {valid_from} is after valid_to {valid_to}"
+            REJECTED, "reversed_dates", f"valid_from {valid_from} is after valid_to {valid_to}"
         )
-    if proposal.value_amount is not None and not proposal.value_unit:
-        return Checked(
-            rejected,
-            "amount_without_unit",
-            "an amount needs its unit",
-            start=located.start,
-            end=located.end,
-        )
-    if proposal.value_amount is not None and not abs(proposal.value_amount) < MAX_AMOUNT:
-        return Checked(
-            rejected,
+    amount_problem = _amount_problem(proposal)
+    if amount_problem:
+        return Checked(REJECTED, *amount_problem, **where)
+    checked = Checked("", **where, valid_from=valid_from, valid_to=valid_to)
+    return _concept_bound(checked, proposal.concept_id)
+
+
+def _amount_problem(proposal: UnitProposal) -> tuple[str, str] | None:
+    if proposal.value_amount is None:
+        return None
+    if not proposal.value_unit:
+        return "amount_without_unit", "an amount needs its unit"
+    if not abs(proposal.value_amount) < MAX_AMOUNT:
+        return (
             "amount_out_of_range",
             f"amount {proposal.value_amount} is not below {MAX_AMOUNT:,}",
-            start=located.start,
-            end=located.end,
         )
-    checked = Checked(
-        "", start=located.start, end=located.end, valid_from=valid_from, valid_to=valid_to
-    )
-    if proposal.concept_id is None:
+    return None
+
+
+def _concept_bound(checked: Checked, concept_id: str | None) -> Checked:
+    """A checked proposal bound to its active concept, sent to triage without one, or
+    rejected for naming a concept that is unknown or not active."""
+    if concept_id is None:
         checked.kind, checked.reason_code = ExtractionItem.Kind.UNASSIGNED, "no_confident_concept"
         checked.reason = "no concept beat the runner-up by the binding margin"
         return checked
-    concept = resolve_active_concept(proposal.concept_id)
+    concept = resolve_active_concept(concept_id)
     if concept is None:
         return Checked(
-            rejected,
+            REJECTED,
             "unknown_concept",
-            f"unknown concept {proposal.concept_id!r}",
-            start=located.start,
-            end=located.end,
+            f"unknown concept {concept_id!r}",
+            start=checked.start,
+            end=checked.end,
         )
     checked.concept = concept
     return checked
@@ -136,33 +143,42 @@ def checked_proposals_store(
             continue
         ordinal = next_ordinal[check.concept.pk]
         next_ordinal[check.concept.pk] += 1
-        units[index] = AtomicUnit.objects.create(
-            concept=check.concept,
-            ordinal=ordinal,
-            unit_type=proposal.unit_type,
-            text=proposal.text.strip(),
-            value_amount=proposal.value_amount,
-            value_unit=proposal.value_unit or "",
-            value_period=proposal.value_period or "",
-            valid_from=check.valid_from,
-            valid_to=check.valid_to,
-            source=snapshot.source,
-            snapshot=snapshot,
-            evidence_quote=snapshot.text[check.start : check.end],
-            evidence_start=check.start,
-            evidence_end=check.end,
-            evidence_verified=True,
-            provider=run.provider,
-            provider_model=run.model,
-            extraction_run=run,
-            validity_basis=proposal.validity_basis[:40],
-            fingerprint=fingerprint(proposal.text),
-        )
+        units[index] = _unit_create(run, snapshot, proposal, check, ordinal)
+    _examples_link(proposals, units)
+    return units
+
+
+def _unit_create(run, snapshot, proposal: UnitProposal, check: Checked, ordinal: int):
+    return AtomicUnit.objects.create(
+        concept=check.concept,
+        ordinal=ordinal,
+        unit_type=proposal.unit_type,
+        text=proposal.text.strip(),
+        value_amount=proposal.value_amount,
+        value_unit=proposal.value_unit or "",
+        value_period=proposal.value_period or "",
+        valid_from=check.valid_from,
+        valid_to=check.valid_to,
+        source=snapshot.source,
+        snapshot=snapshot,
+        evidence_quote=snapshot.text[check.start : check.end],
+        evidence_start=check.start,
+        evidence_end=check.end,
+        evidence_verified=True,
+        provider=run.provider,
+        provider_model=run.model,
+        extraction_run=run,
+        validity_basis=proposal.validity_basis[:40],
+        fingerprint=fingerprint(proposal.text),
+    )
+
+
+def _examples_link(proposals: list[UnitProposal], units: dict[int, AtomicUnit]) -> None:
+    """An example points at the unit it illustrates, when that one was stored too."""
     for index, unit in units.items():
         target = proposals[index].example_of
         if proposals[index].unit_type == "example" and target in units and target != index:
             AtomicUnit.objects.filter(pk=unit.pk).update(example_of=units[target])
-    return units
 
 
 def _next_ordinals(concept_ids: set[int]) -> dict[int, int]:
