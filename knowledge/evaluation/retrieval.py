@@ -224,23 +224,11 @@ def plot_scores(results: list[QuestionResult], *, path: Path, floor: float, qual
         max((s for s, _ in r.scores), default=0.0) for r in results if not r.answerable
     ]
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
-    bins = [i / 40 for i in range(41)]
-    axes[0].hist(
-        [relevant, irrelevant],
-        bins=bins,
-        label=["relevant", "irrelevant"],
-        color=["#00703c", "#d4351c"],
-        alpha=0.8,
-    )
-    axes[0].set_title("Scores of returned concepts")
-    axes[1].hist(
-        [best_answerable, best_unanswerable],
-        bins=bins,
-        label=["answerable", "unanswerable"],
-        color=["#1d70b8", "#f47738"],
-        alpha=0.8,
-    )
-    axes[1].set_title("Best score per question")
+    _histogram(axes[0], "Scores of returned concepts", relevant=relevant, irrelevant=irrelevant)
+    _histogram(
+        axes[1], "Best score per question",
+        answerable=best_answerable, unanswerable=best_unanswerable,
+    )  # fmt: skip
     for axis in axes:
         axis.axvline(floor, color="grey", linestyle="--", label=f"floor {floor}")
         axis.axvline(quality, color="black", linestyle=":", label=f"quality {quality}")
@@ -251,3 +239,22 @@ def plot_scores(results: list[QuestionResult], *, path: Path, floor: float, qual
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return path
+
+
+_HISTOGRAM_COLOURS = {
+    "relevant": "#00703c",
+    "irrelevant": "#d4351c",
+    "answerable": "#1d70b8",
+    "unanswerable": "#f47738",
+}
+
+
+def _histogram(axis, title: str, **series: list[float]) -> None:
+    axis.hist(
+        list(series.values()),
+        bins=[i / 40 for i in range(41)],
+        label=list(series),
+        color=[_HISTOGRAM_COLOURS[name] for name in series],
+        alpha=0.8,
+    )
+    axis.set_title(title)
