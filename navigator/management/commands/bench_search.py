@@ -3,25 +3,15 @@ import re
 import time
 from contextlib import contextmanager
 
-import numpy as np
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 from django.test.utils import setup_databases, teardown_databases
 
 from knowledge import retrieval
-from navigator.bench.search import (
-    VECTOR_MODELS,
-    BenchOptions,
-    Latencies,
-    ScaleResult,
-    p50,
-    p95,
-    scale_run,
-)
-
-HTTP_TARGET = 2.0
-RECALL_TARGET = 0.95
+from navigator.bench.draws import VECTOR_MODELS
+from navigator.bench.options import BenchOptions
+from navigator.bench.report import acceptance_summary, scale_report
+from navigator.bench.search import scale_run
 
 
 class Command(BaseCommand):
@@ -45,7 +35,7 @@ class Command(BaseCommand):
             "--vectors",
             choices=sorted(VECTOR_MODELS),
             default="calibrated",
-            help="how the synthetic vectors spread (see navigator.bench.search.VECTOR_MODELS)",
+            help="how the synthetic vectors spread (see navigator.bench.draws.VECTOR_MODELS)",
         )
         parser.add_argument(
             "--recall-ef", default="", help="ef_search values for recall, e.g. 40,100,400"
@@ -61,9 +51,9 @@ class Command(BaseCommand):
         with _throwaway_database(self.stderr.write):
             for scale in multiples:
                 result = scale_run(scale=scale, options=bench, progress=self.stderr.write)
-                self._report(result, explain=explain)
+                scale_report(result, explain=explain, write=self.stdout.write)
                 results.append(result)
-        self._summary(results[-1])
+        acceptance_summary(results[-1], write=self.stdout.write)
 
     def _options(self, options: dict, *, recall_ef: str) -> BenchOptions:
         if options["queries"] < 1 or options["repeats"] < 1 or options["embedded_queries"] < 0:
@@ -80,61 +70,6 @@ class Command(BaseCommand):
             recall_ef=tuple(_numbers("--recall-ef", recall_ef, kind=int)),
         )
 
-    def _report(self, r: ScaleResult, *, explain: bool) -> None:
-        b, write = r.base, self.stdout.write
-        write(f"\n=== {r.scale:g}× production: {b.concepts:,} concepts, {b.units:,} units "
-              f"({b.historical / b.units:.1%} historical), {b.sources:,} sources ===")  # fmt: skip
-        write(f"load {b.load_seconds:.1f} s; HNSW build: units {b.unit_index_seconds:.1f} s "
-              f"({_mb(r.unit_index_bytes)}), concepts {b.concept_index_seconds:.1f} s "
-              f"({_mb(r.concept_index_bytes)})")  # fmt: skip
-        self._latency_table(r.latencies)
-        self._recall_lines(r)
-        lat = r.latencies
-        write(f"memory of an API worker (gunicorn, its own process): peak {lat.api_peak_mb:,.0f} MB "
-              f"answering with planned vectors, {lat.api_model_peak_mb:,.0f} MB with the embedding "
-              f"model loaded; this benchmark process: peak {r.bench_peak_mb:,.0f} MB; "
-              f"scale run {r.seconds:.0f} s")  # fmt: skip
-        write(_plan_line(r))
-        if explain:
-            write("unit query plan:\n" + r.unit_query_plan)
-
-    def _latency_table(self, lat: Latencies) -> None:
-        write, raw95 = self.stdout.write, p95(lat.raw_sql_ms)
-        write(f"{'path':<44} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'p95 / raw SQL p95':>18}")
-        rows = [
-            ("raw SQL: nearest_units (LIMIT 100, floor)", lat.raw_sql_ms),
-            ("service: concept_search, embedding excluded", lat.service_ms),
-            ("HTTP /api/v1/search, embedding excluded", lat.http_ms),
-            ("  of which inside the endpoint (timings.http)", lat.endpoint_ms),
-            ("HTTP /api/v1/search, embedding included", lat.http_embedded_ms),
-        ]
-        for name, ms in rows:
-            if ms:
-                write(f"{name:<44} {len(ms):>5} {p50(ms):>8.2f} {p95(ms):>8.2f} {p95(ms) / raw95:>18.2f}")  # fmt: skip
-        stages = [f"{stage} {p50(ms):.2f}" for stage, ms in lat.service_stages_ms.items()]
-        write(f"service stages, p50 ms: {', '.join(stages)}")
-        if lat.embed_ms:
-            write(f"embedding inside the request: p50 {p50(lat.embed_ms):.2f} ms, p95 {p95(lat.embed_ms):.2f} ms")  # fmt: skip
-
-    def _recall_lines(self, r: ScaleResult) -> None:
-        for ef, values in r.recall_at_10.items():
-            recalls = np.asarray(values)
-            near, far = recalls[r.recall_near].mean(), recalls[~r.recall_near].mean()
-            self.stdout.write(f"HNSW recall@10 (ef_search={ef}, no filters): {recalls.mean():.3f} (near a concept {near:.3f}, far {far:.3f})")  # fmt: skip
-        if r.service_recall_at_10:
-            self.stdout.write(f"service unit query top-10 vs exact (filters, floor, iterative scan): {np.mean(r.service_recall_at_10):.3f} over {len(r.service_recall_at_10)} queries")  # fmt: skip
-
-    def _summary(self, r: ScaleResult) -> None:
-        http, raw = p95(r.latencies.http_ms), p95(r.latencies.raw_sql_ms)
-        ef = settings.RETRIEVAL_EF_SEARCH
-        ef = ef if ef in r.recall_at_10 else next(iter(r.recall_at_10))
-        recall = float(np.mean(r.recall_at_10[ef]))
-        write = self.stdout.write
-        write(f"\nAcceptance at the largest scale ({r.scale:g}×):")
-        write(f"HTTP p95 (embedding excluded) = {http:.2f} ms, raw SQL p95 = {raw:.2f} ms, "
-              f"ratio {http / raw:.2f} (target ≤ {HTTP_TARGET:g}) {_verdict(http / raw <= HTTP_TARGET)}")  # fmt: skip
-        write(f"HNSW recall@10 = {recall:.3f} at ef_search={ef} (target ≥ {RECALL_TARGET}) {_verdict(recall >= RECALL_TARGET)}")  # fmt: skip
-
 
 def _numbers(option: str, text: str, *, kind: type) -> list:
     try:
@@ -144,26 +79,6 @@ def _numbers(option: str, text: str, *, kind: type) -> list:
     if any(number <= 0 for number in numbers):
         raise CommandError(f"{option}: numbers must be positive")
     return numbers
-
-
-def _plan_line(r: ScaleResult) -> str:
-    """The first question's unit query, run cold: whether it used the index, what it read."""
-    plan = r.unit_query_plan
-    index = "HNSW index scan" if "unit_embedding_hnsw" in plan else "no HNSW index scan"
-    buffers = re.search(r"Buffers: ([^\n]*)", plan)
-    executed = re.search(r"Execution Time: ([\d.]+ ms)", plan)
-    return (
-        f"unit query plan, first question: {index}, buffers {buffers.group(1) if buffers else '?'}, "
-        f"executed in {executed.group(1) if executed else '?'}; shared_buffers {r.shared_buffers}"
-    )  # fmt: skip
-
-
-def _mb(size: int) -> str:
-    return f"{size / 2**20:,.1f} MB"
-
-
-def _verdict(passed: bool) -> str:
-    return "PASS" if passed else "MISS"
 
 
 @contextmanager

@@ -1,0 +1,179 @@
+"""Latencies of the three paths a question can take: the raw unit query, the search
+service, and the HTTP API served by processes of its own."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import httpx
+import numpy as np
+from django.db import transaction
+
+from knowledge import retrieval
+from knowledge.embeddings import get_embedder
+from navigator.bench.draws import BenchQueries
+from navigator.bench.options import BenchOptions, Progress
+from navigator.bench.serve import ServedApi, api_served
+
+K = 5
+UNIT_LIMIT = 2 * K * 10  # what concept_search asks nearest_units for
+WARMUP_CALLS = 5
+BENCH_TOKEN = "bench-search"
+
+
+@dataclass
+class Latencies:
+    raw_sql_ms: list[float]
+    service_ms: list[float]
+    http_ms: list[float]
+    http_embedded_ms: list[float]
+    endpoint_ms: list[float]  # the endpoint's own `timings_ms.http`, embedding excluded
+    embed_ms: list[float]  # the model's share of the embedding-included requests
+    service_stages_ms: dict[str, list[float]]  # concept_search's own timings
+    api_peak_mb: float = float("nan")  # the largest API worker's peak resident size
+    api_model_peak_mb: float = float("nan")  # the same with the embedding model loaded
+
+
+def p50(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def p95(values: list[float]) -> float:
+    return float(np.percentile(values, 95))
+
+
+def latencies_measure(
+    *, queries: BenchQueries, options: BenchOptions, floor: float, day: dt.date, progress: Progress
+) -> Latencies:
+    """Each path goes over all the questions in a pass of its own, the passes in turn and in
+    a rotating order. Timing the three paths question by question favoured the later ones:
+    the first to ask left the index pages in shared_buffers (at 100×, 47 ms p50 for the
+    service against 33 ms for HTTP around it). Then HTTP with the real embedder on a few.
+    The API runs in gunicorn workers of its own (navigator.bench.serve)."""
+    pairs = list(zip(queries.texts, queries.vectors, strict=True))
+    result = Latencies([], [], [], [], [], [], defaultdict(list))
+    for vector in queries.vectors:  # brings pages into the OS cache, untimed
+        _raw_sql_ms(vector, floor=floor, day=day)
+    with _api_client(dict(pairs), embed=False) as (client, server):
+        for text, vector in pairs[:WARMUP_CALLS]:
+            _service_timings(vector)
+            _http_timings(client, text=text)
+        passes = [
+            lambda: _raw_sql_pass(result, pairs, floor=floor, day=day),
+            lambda: _service_pass(result, pairs),
+            lambda: _http_pass(result, pairs, client=client),
+        ]
+        for repeat in range(options.repeats):
+            progress(f"  repeat {repeat + 1}/{options.repeats}")
+            turn = repeat % len(passes)
+            for timed_pass in passes[turn:] + passes[:turn]:
+                timed_pass()
+        result.api_peak_mb = server.workers_peak_mb()
+    if options.embedded_queries:
+        progress(f"  HTTP with the local embedder ({options.embedded_queries} queries)")
+        with _api_client(dict(pairs), embed=True) as (client, server):
+            _http_embedded_pass(result, queries.texts[: options.embedded_queries], client=client)
+            result.api_model_peak_mb = server.workers_peak_mb()
+    return result
+
+
+def _raw_sql_pass(result: Latencies, pairs: list, *, floor: float, day: dt.date) -> None:
+    for _, vector in pairs:
+        result.raw_sql_ms.append(_raw_sql_ms(vector, floor=floor, day=day))
+
+
+def _service_pass(result: Latencies, pairs: list) -> None:
+    for _, vector in pairs:
+        elapsed, stages = _service_timings(vector)
+        result.service_ms.append(elapsed)
+        for stage, ms in stages.items():
+            result.service_stages_ms[stage].append(ms)
+
+
+def _http_pass(result: Latencies, pairs: list, *, client: httpx.Client) -> None:
+    for text, _ in pairs:
+        elapsed, stages = _http_timings(client, text=text)
+        result.http_ms.append(elapsed)
+        result.endpoint_ms.append(stages["http"])
+
+
+def _http_embedded_pass(result: Latencies, texts: list[str], *, client: httpx.Client) -> None:
+    for text in texts[: 2 * WARMUP_CALLS]:  # the model's first calls are far slower
+        _http_timings(client, text=text)
+    for text in texts:
+        elapsed, stages = _http_timings(client, text=text)
+        result.http_embedded_ms.append(elapsed)
+        result.embed_ms.append(stages["embed"])
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def _raw_sql_ms(vector: np.ndarray, *, floor: float, day: dt.date) -> float:
+    """Only the unit query is timed, in its transaction with the service's SET LOCALs."""
+    with transaction.atomic():
+        retrieval.tune_index_scans()
+        started = time.perf_counter()
+        retrieval.nearest_units(vector, floor=floor, limit=UNIT_LIMIT, category_ids=None, day=day)
+        return _ms_since(started)
+
+
+def _service_timings(vector: np.ndarray) -> tuple[float, dict[str, float]]:
+    started = time.perf_counter()
+    params = retrieval.SearchParams(query="benchmark question", k=K)
+    result = retrieval.concept_search(params=params, query_vector=vector)
+    return _ms_since(started), result.timings_ms
+
+
+def _http_timings(client: httpx.Client, *, text: str) -> tuple[float, dict[str, float]]:
+    """The round trip as the client sees it, and the stage timings the endpoint reports."""
+    started = time.perf_counter()
+    response = client.post("/api/v1/search", json={"query": text, "k": K})
+    elapsed = _ms_since(started)
+    response.raise_for_status()
+    return elapsed, response.json()["timings_ms"]
+
+
+@contextmanager
+def _api_client(
+    questions: dict[str, np.ndarray], *, embed: bool
+) -> Iterator[tuple[httpx.Client, ServedApi]]:
+    """A client holding a fresh token, and the API served by its own processes."""
+    from navigator.models import ApiToken  # the benchmark reaches into navigator for these
+    from navigator.services import api_token_create
+
+    ApiToken.objects.filter(name=BENCH_TOKEN).delete()
+    _, raw = api_token_create(name=BENCH_TOKEN)
+    served = api_served(questions=questions, model_name=get_embedder().name, embed=embed)
+    with _quiet_httpx(), served as server, _client(server.base_url, token=raw) as client:
+        yield client, server
+
+
+def _client(base_url: str, *, token: str) -> httpx.Client:
+    # trust_env=False: a proxy from the environment must not sit between client and server.
+    return httpx.Client(
+        base_url=base_url,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=120,
+        trust_env=False,
+    )
+
+
+@contextmanager
+def _quiet_httpx() -> Iterator[None]:
+    """httpx logs every request at INFO, which would bury the progress output."""
+    logger = logging.getLogger("httpx")
+    saved = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(saved)
