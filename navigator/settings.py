@@ -144,8 +144,10 @@ EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 64, minimum=1)
 
 # --- Retrieval --------------------------------------------------------------------------
 
-# Similarity thresholds per embedding model: the 0.30/0.50 defaults were set for OpenAI's
-# model; MiniLM's were calibrated on the dev questions (`eval_retrieval`, issue 5 note).
+# Similarity thresholds per embedding model: the 0.30/0.50 floor and quality were set for
+# OpenAI's model; MiniLM's scope (the nearest concept's similarity below which a question is
+# out of scope) was calibrated with `eval_retrieval` on the dev questions of
+# ../shared/eval/dev_questions.jsonl.
 RETRIEVAL_THRESHOLDS = {
     "default": {"floor": 0.30, "quality": 0.50, "scope": 0.40},
     "text-embedding-3-small": {"floor": 0.30, "quality": 0.50, "scope": 0.40},
