@@ -16,7 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from knowledge.embeddings import unit_vectors
+from knowledge import embeddings
 from knowledge.providers.heuristic_adjudication import HEURISTIC_MODEL, heuristic_adjudicate
 from knowledge.providers.heuristic_extraction import extract_proposals, page_validity
 from knowledge.providers.types import (
@@ -40,10 +40,17 @@ from knowledge.textfacts import STOPWORDS
 # concepts MiniLM scores alike, and the earlier 0.02 then sent correct bindings to triage.
 BINDING_MARGIN = 0.005
 _PLACEMENT = "Heuristic (embedding similarity, no LLM)"
+LEXICAL_WEIGHT = 0.15
+AMOUNT_CONCEPT_BONUS = 0.05
+_AMOUNT_CONCEPT = re.compile(
+    r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
+    r"bonus|charge|minimum|maximum|exempt|wage|earnings|profits|premium|loan|fee",
+    re.I,
+)  # fmt: skip
 
 
 def _cosine(first, second) -> float:
-    a, b = unit_vectors([first, second])
+    a, b = embeddings.unit_vectors([first, second])
     return float(np.dot(a, b))
 
 
@@ -70,9 +77,7 @@ class HeuristicProvider:
     @property
     def embedder(self):
         if self._embedder is None:
-            from knowledge.embeddings import get_embedder
-
-            self._embedder = get_embedder()
+            self._embedder = embeddings.get_embedder()
         return self._embedder
 
     # --- pass 1 ---------------------------------------------------------------------------
@@ -181,15 +186,6 @@ class HeuristicProvider:
             runner_up = float(score[order[1]]) if len(order) > 1 else -1.0
             if best - runner_up >= self.margin:
                 proposal.concept_id = usable[order[0]].taxonomy_id
-
-
-LEXICAL_WEIGHT = 0.15
-AMOUNT_CONCEPT_BONUS = 0.05
-_AMOUNT_CONCEPT = re.compile(
-    r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
-    r"bonus|charge|minimum|maximum|exempt|wage|earnings|profits|premium|loan|fee",
-    re.I,
-)  # fmt: skip
 
 
 def _words(text: str) -> frozenset[str]:
