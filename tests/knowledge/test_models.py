@@ -134,3 +134,13 @@ def test_hnsw_cosine_indexes_exist():
         rows = dict(cursor.fetchall())
     assert set(rows) >= {"concept_embedding_hnsw", "unit_embedding_hnsw"}
     assert all("vector_cosine_ops" in definition for definition in rows.values())
+
+
+def test_the_package_exports_every_model_of_the_app():
+    """Other areas import models from `knowledge.models`, whatever module defines them."""
+    from django.apps import apps
+
+    import knowledge.models
+
+    models = apps.get_app_config("knowledge").get_models()
+    assert all(getattr(knowledge.models, model.__name__, None) is model for model in models)
