@@ -10,7 +10,7 @@ from curation.services.bootstrap import BootstrapRefused, category_reextract, co
 from curation.services.taxonomy import concept_approve, concept_merge, concept_rename
 from knowledge.models import AtomicUnit, Concept
 from knowledge.services import ingest
-from tests.factories import make_category
+from tests.factories import CategoryFactory
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "govuk"
@@ -24,7 +24,7 @@ def new_category(tmp_path):
     job = ingest.directory_job_create(root=tmp_path)
     for ref in job.refs:
         ingest.ingest_item_run(job_id=job.pk, ref=ref)
-    return make_category(slug="lifetime_isa_new", name="Lifetime ISA (new)")
+    return CategoryFactory(slug="lifetime_isa_new", name="Lifetime ISA (new)")
 
 
 def test_bootstrap_proposes_concepts_from_the_pages_headings(new_category):
@@ -92,8 +92,8 @@ def test_proposals_are_audited_editors_only_and_revert(new_category, editor, exp
 
 def test_renaming_to_its_own_id_says_so(editor):
     from curation.services.taxonomy import TaxonomyChangeRefused
-    from tests.factories import make_concept
+    from tests.factories import ConceptFactory
 
-    concept = make_concept(taxonomy_id="isa.same_id")
+    concept = ConceptFactory(taxonomy_id="isa.same_id")
     with pytest.raises(TaxonomyChangeRefused, match="already its id"):
         concept_rename(concept_id=concept.pk, new_id="isa.same_id", user=editor)

@@ -11,7 +11,7 @@ from curation.models import AuditEvent
 from curation.services.bootstrap import BootstrapRefused, concepts_bootstrap
 from knowledge.models import Concept
 from knowledge.services import ingest
-from tests.factories import make_category, make_concept
+from tests.factories import CategoryFactory, ConceptFactory
 from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -42,8 +42,8 @@ def new_category(tmp_path):
     job = ingest.directory_job_create(root=tmp_path)
     for ref in job.refs:
         ingest.ingest_item_run(job_id=job.pk, ref=ref)
-    category = make_category(slug="lifetime_isa_new", name="Lifetime ISA (new)")
-    make_concept(category=category, taxonomy_id="lisa.eligibility", name="Who can open one")
+    category = CategoryFactory(slug="lifetime_isa_new", name="Lifetime ISA (new)")
+    ConceptFactory(category=category, taxonomy_id="lisa.eligibility", name="Who can open one")
     return category
 
 

@@ -10,20 +10,20 @@ from curation.models import AuditEvent
 from curation.services.dedup import units_dedup
 from curation.services.taxonomy import taxonomy_change_revert
 from knowledge.models import AtomicUnit, UnitSighting
-from tests.factories import make_concept, make_snapshot, make_source, make_unit
+from tests.factories import ConceptFactory, SnapshotFactory, SourceFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
 TEXT = "You can save up to £20,000 in ISAs in the 2025 to 2026 tax year."
 
 
 def _on_page(concept, url, text=TEXT, **fields):
-    snapshot = make_snapshot(source=make_source(url=url), text=f"Intro. {text} More.")
-    return make_unit(concept=concept, snapshot=snapshot, evidence_quote=text, text=text,
+    snapshot = SnapshotFactory(source=SourceFactory(url=url), text=f"Intro. {text} More.")
+    return UnitFactory(concept=concept, snapshot=snapshot, evidence_quote=text, text=text,
                      valid_from=dt.date(2025, 4, 6), **fields)  # fmt: skip
 
 
 def test_the_same_rule_on_three_pages_becomes_one_unit_found_on_all(editor):
-    concept = make_concept()
+    concept = ConceptFactory()
     units = [_on_page(concept, f"https://www.gov.uk/isa-{n}") for n in range(3)]
     other = _on_page(concept, "https://www.gov.uk/isa-x", text=TEXT.replace("20,000", "20,001"))
     report = units_dedup(user=editor)
@@ -39,7 +39,7 @@ def test_the_same_rule_on_three_pages_becomes_one_unit_found_on_all(editor):
 
 
 def test_amounts_dates_or_validity_that_differ_never_merge(editor):
-    concept = make_concept()
+    concept = ConceptFactory()
     _on_page(concept, "https://www.gov.uk/a")
     _on_page(concept, "https://www.gov.uk/b", text=TEXT.replace("£20,000", "£20,500"))
     _on_page(concept, "https://www.gov.uk/c", text=TEXT.replace("2025 to 2026", "2024 to 2025"))
@@ -49,7 +49,7 @@ def test_amounts_dates_or_validity_that_differ_never_merge(editor):
 
 
 def test_a_merge_reverts_exactly(editor):
-    concept = make_concept()
+    concept = ConceptFactory()
     first = _on_page(concept, "https://www.gov.uk/a")
     second = _on_page(concept, "https://www.gov.uk/b")
     units_dedup(user=editor)
@@ -64,7 +64,7 @@ def test_a_merge_reverts_exactly(editor):
 
 
 def test_units_in_a_superseding_chain_are_left_alone(editor):
-    concept = make_concept()
+    concept = ConceptFactory()
     first = _on_page(concept, "https://www.gov.uk/a")
     _on_page(concept, "https://www.gov.uk/b")
     newer = _on_page(concept, "https://www.gov.uk/c", text=TEXT.replace("20,000", "21,000"))
@@ -77,7 +77,7 @@ def test_units_in_a_superseding_chain_are_left_alone(editor):
 
 
 def test_the_command_reports_dry_runs_and_refuses_unknown_concepts(editor, tmp_path, capsys):
-    concept = make_concept()
+    concept = ConceptFactory()
     _on_page(concept, "https://www.gov.uk/a"), _on_page(concept, "https://www.gov.uk/b")
     call_command("dedup_units", dry_run=True, json=tmp_path / "r.json")
     assert "[dry run]" in capsys.readouterr().out

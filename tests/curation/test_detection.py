@@ -32,7 +32,7 @@ from knowledge.providers import (
     ProviderTransientError,
     Usage,
 )
-from tests.factories import make_concept, make_snapshot, make_source, make_unit
+from tests.factories import ConceptFactory, SnapshotFactory, SourceFactory, UnitFactory
 from tests.fake_openai import fake_openai_fixture  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -57,7 +57,9 @@ def threshold(concept, text: str, amount: str, *, year: int | None = None, snaps
         "valid_to": dt.date(year + 1, 4, 5) if year else None,
         "embedding": vector(cosine),
     }
-    return make_unit(concept=concept, snapshot=snapshot, **(values | fields))
+    if snapshot is not None:
+        values["snapshot"] = snapshot
+    return UnitFactory(concept=concept, **(values | fields))
 
 
 class FakeAdjudicator:
@@ -98,7 +100,7 @@ def assert_funnel_adds_up(run: DetectionRun) -> None:
 
 @pytest.fixture
 def concept():
-    return make_concept(taxonomy_id="income_tax.personal_allowance", name="Personal Allowance")
+    return ConceptFactory(taxonomy_id="income_tax.personal_allowance", name="Personal Allowance")
 
 
 # --- stage 1: duplicates ----------------------------------------------------------------------
@@ -222,9 +224,9 @@ def test_valid_to_decides_when_valid_from_is_equal(concept):
 
 
 def test_page_versions_decide_when_validity_is_missing(concept):
-    source = make_source()
-    first = make_snapshot(source=source, fetched_at=timezone.now() - dt.timedelta(days=1))
-    second = make_snapshot(source=source)
+    source = SourceFactory()
+    first = SnapshotFactory(source=source, fetched_at=timezone.now() - dt.timedelta(days=1))
+    second = SnapshotFactory(source=source)
     new = threshold(concept, "The allowance is £12,570.", "12570", snapshot=second)
     old = threshold(concept, "The allowance is £12,500.", "12500", snapshot=first)
     superseding_detect(provider=FakeAdjudicator())
@@ -235,8 +237,8 @@ def test_page_versions_decide_when_validity_is_missing(concept):
 
 def test_gov_uk_update_dates_come_before_fetch_times(concept):
     updated = dt.datetime(2024, 4, 8, tzinfo=dt.UTC)
-    late_fetch_old_page = make_snapshot(public_updated_at=updated - dt.timedelta(days=365))
-    early_fetch_new_page = make_snapshot(
+    late_fetch_old_page = SnapshotFactory(public_updated_at=updated - dt.timedelta(days=365))
+    early_fetch_new_page = SnapshotFactory(
         public_updated_at=updated, fetched_at=timezone.now() - dt.timedelta(days=2)
     )
     old = threshold(concept, "The allowance is £12,500.", "12500", snapshot=late_fetch_old_page)
@@ -249,7 +251,7 @@ def test_gov_uk_update_dates_come_before_fetch_times(concept):
 
 
 def test_two_values_on_one_page_at_one_time_are_undecidable(concept):
-    snapshot = make_snapshot()
+    snapshot = SnapshotFactory()
     threshold(concept, "The basic rate limit is £37,700.", "37700", year=2024, snapshot=snapshot)
     threshold(concept, "The higher rate limit is £125,140.", "125140", year=2024, snapshot=snapshot)
     fake = FakeAdjudicator()
@@ -288,9 +290,9 @@ def test_a_later_copy_of_an_older_text_gets_no_other_predecessor(concept):
     from the older page: its predecessor is its own older copy (for dedup)."""
     less, more = "You may get less than the full amount.", "You may get more than the full amount."
     for year in (2023, 2024):
-        page = make_snapshot()
+        page = SnapshotFactory()
         for text in (less, more):
-            make_unit(concept=concept, text=text, valid_from=dt.date(year, 4, 6), snapshot=page,
+            UnitFactory(concept=concept, text=text, valid_from=dt.date(year, 4, 6), snapshot=page,
                       embedding=vector(0.9 if text == more else 1.0))  # fmt: skip
     run = superseding_detect(provider=FakeAdjudicator())
     assert (run.dropped_duplicates, run.order_undecidable, run.proposed) == (2, 2, 0)
@@ -299,15 +301,15 @@ def test_a_later_copy_of_an_older_text_gets_no_other_predecessor(concept):
 
 
 def test_funnel_counts_every_pair_once(concept, settings):
-    snapshot = make_snapshot()
+    snapshot = SnapshotFactory()
     a = threshold(concept, "The allowance is £12,500.", "12500", year=2019)
     threshold(concept, "The allowance is £12,570.", "12570", year=2021)
     threshold(concept, "The allowance is £12,570.", "12570", year=2021)  # c: b on a later page
     threshold(concept, "Basic rate: £37,700.", "37700", year=2024, snapshot=snapshot, cosine=0.9)
     threshold(concept, "Higher rate: £125,140.", "125140", year=2024, snapshot=snapshot, cosine=0.9)  # noqa: E501
     threshold(concept, "Something else: £1.", "1", year=2020, cosine=0.1)
-    make_unit(concept=concept, text="Not embedded yet.")  # no vector: not compared
-    make_concept()  # a concept without units
+    UnitFactory(concept=concept, text="Not embedded yet.")  # no vector: not compared
+    ConceptFactory()  # a concept without units
     run = superseding_detect(provider="heuristic")
     assert funnel(run) == {
         "concepts checked": 1,
@@ -386,7 +388,7 @@ def test_cleared_checks_make_units_new_again(concept):
 
 
 def test_one_concept_only(concept):
-    other = make_concept()
+    other = ConceptFactory()
     threshold(concept, "The allowance is £12,500.", "12500", year=2019)
     threshold(other, "The allowance is £12,500.", "12500", year=2019)
     run = superseding_detect(provider="heuristic", concept_id=concept.pk)

@@ -10,7 +10,7 @@ from curation.forms.taxonomy import (
     MoveUnitsForm,
     form_problem,
 )
-from tests.factories import make_concept
+from tests.factories import ConceptFactory
 
 
 def post(**fields) -> QueryDict:
@@ -22,7 +22,7 @@ def post(**fields) -> QueryDict:
 
 @pytest.mark.django_db
 def test_moving_units_names_the_first_wrong_field_in_form_order():
-    make_concept(taxonomy_id="isa.allowance")
+    ConceptFactory(taxonomy_id="isa.allowance")
     form = MoveUnitsForm(post(unit=["3", "x"], to="isa.nowhere"))
     assert not form.is_valid()
     assert form_problem(form) == "units: choose units by their checkboxes"

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from curation.selectors.jobs import extraction_job_status
 from knowledge.models import ExtractionJob, ExtractionRun, IngestItem, IngestJob
-from tests.factories import make_snapshot
+from tests.factories import SnapshotFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +18,7 @@ JOBS_URL = "/curation/jobs/"
 
 def make_run(job: ExtractionJob, status: str, **fields) -> ExtractionRun:
     return ExtractionRun.objects.create(
-        snapshot=make_snapshot(),
+        snapshot=SnapshotFactory(),
         job=job,
         provider=job.provider,
         prompt_version="v1",

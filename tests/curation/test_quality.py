@@ -8,20 +8,22 @@ from curation.services.flags import flag_accept, flag_dismiss, flags_resolve_bul
 from curation.services.quality import quality_check
 from curation.services.taxonomy import TaxonomyChangeRefused, taxonomy_change_revert
 from knowledge.models import AtomicUnit, QualityFlag
-from tests.factories import axis_vector, make_category, make_concept, make_unit
+from tests.factories import CategoryFactory, ConceptFactory, UnitFactory, axis_vector
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def isa():
-    category = make_category(slug="isa_test")
-    general = make_concept(category=category, taxonomy_id="isa.allowance", embedding=axis_vector(0))
-    junior = make_concept(
+    category = CategoryFactory(slug="isa_test")
+    general = ConceptFactory(
+        category=category, taxonomy_id="isa.allowance", embedding=axis_vector(0)
+    )
+    junior = ConceptFactory(
         category=category, taxonomy_id="isa.junior.allowance", embedding=axis_vector(1)
     )
-    at_home = make_unit(concept=junior, embedding=axis_vector(1, 0.2))
-    misplaced = make_unit(concept=junior, embedding=axis_vector(0, 0.2))  # points at general
+    at_home = UnitFactory(concept=junior, embedding=axis_vector(1, 0.2))
+    misplaced = UnitFactory(concept=junior, embedding=axis_vector(0, 0.2))  # points at general
     return general, junior, at_home, misplaced
 
 

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 from curation.services.flags import flag_dismiss
 from curation.services.quality import quality_check
 from knowledge.models import QualityFlag
-from tests.factories import axis_vector, make_category, make_concept, make_unit
+from tests.factories import CategoryFactory, ConceptFactory, UnitFactory, axis_vector
 from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -22,14 +22,16 @@ def llm(fake_openai, settings):
 @pytest.fixture
 def isa():
     """Three concepts; two units of the Junior ISA concept (asked in this order)."""
-    category = make_category(slug="isa_test")
-    general = make_concept(category=category, taxonomy_id="isa.allowance", embedding=axis_vector(0))
-    junior = make_concept(
+    category = CategoryFactory(slug="isa_test")
+    general = ConceptFactory(
+        category=category, taxonomy_id="isa.allowance", embedding=axis_vector(0)
+    )
+    junior = ConceptFactory(
         category=category, taxonomy_id="isa.junior.allowance", embedding=axis_vector(1)
     )
-    make_concept(category=category, taxonomy_id="isa.transfer", embedding=axis_vector(2))
-    at_home = make_unit(concept=junior, embedding=axis_vector(1, 0.2))
-    misplaced = make_unit(concept=junior, embedding=axis_vector(0, 0.2))
+    ConceptFactory(category=category, taxonomy_id="isa.transfer", embedding=axis_vector(2))
+    at_home = UnitFactory(concept=junior, embedding=axis_vector(1, 0.2))
+    misplaced = UnitFactory(concept=junior, embedding=axis_vector(0, 0.2))
     return general, junior, at_home, misplaced
 
 

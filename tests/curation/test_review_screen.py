@@ -18,12 +18,12 @@ from curation.services.superseding import candidate_approve, candidate_reject
 from knowledge.models import AtomicUnit
 from navigator.services import api_token_create
 from tests.factories import (
-    make_candidate,
-    make_category,
-    make_concept,
-    make_snapshot,
-    make_source,
-    make_unit,
+    CandidateFactory,
+    CategoryFactory,
+    ConceptFactory,
+    SnapshotFactory,
+    SourceFactory,
+    UnitFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -44,14 +44,14 @@ def pair_url(candidate) -> str:
 
 
 def personal_allowance_pair(**overrides) -> SupersedingCandidate:
-    category = make_category(slug="income_tax", name="Income Tax")
-    concept = make_concept(
+    category = CategoryFactory(slug="income_tax", name="Income Tax")
+    concept = ConceptFactory(
         category=category, taxonomy_id="income_tax.personal_allowance", name="Personal Allowance"
     )
-    source = make_source(url="https://www.gov.uk/income-tax-rates", base_path="/income-tax-rates")
-    older = make_unit(
+    source = SourceFactory(url="https://www.gov.uk/income-tax-rates", base_path="/income-tax-rates")
+    older = UnitFactory(
         concept=concept,
-        snapshot=make_snapshot(source=source, text=f"Income Tax rates and bands. {OLD_TEXT}"),
+        snapshot=SnapshotFactory(source=source, text=f"Income Tax rates and bands. {OLD_TEXT}"),
         evidence_quote=OLD_TEXT,
         unit_type=AtomicUnit.Type.THRESHOLD,
         value_amount=12500,
@@ -59,9 +59,9 @@ def personal_allowance_pair(**overrides) -> SupersedingCandidate:
         value_period="year",
         valid_from=dt.date(2019, 4, 6),
     )
-    newer = make_unit(
+    newer = UnitFactory(
         concept=concept,
-        snapshot=make_snapshot(source=source, text=f"Income Tax rates and bands. {NEW_TEXT}"),
+        snapshot=SnapshotFactory(source=source, text=f"Income Tax rates and bands. {NEW_TEXT}"),
         evidence_quote=NEW_TEXT,
         unit_type=AtomicUnit.Type.THRESHOLD,
         value_amount=12570,
@@ -71,28 +71,28 @@ def personal_allowance_pair(**overrides) -> SupersedingCandidate:
     )
     values = {"confidence": 0.93, "cosine": 0.912, "text_similarity": 0.874}
     values.update(overrides)
-    return make_candidate(older=older, newer=newer, **values)
+    return CandidateFactory(older=older, newer=newer, **values)
 
 
 def isa_pair(**overrides) -> SupersedingCandidate:
-    category = make_category(slug="isa", name="ISAs")
-    concept = make_concept(category=category, taxonomy_id="isa.allowance", name="ISA allowance")
-    source = make_source(url="https://www.gov.uk/individual-savings-accounts")
-    older = make_unit(
+    category = CategoryFactory(slug="isa", name="ISAs")
+    concept = ConceptFactory(category=category, taxonomy_id="isa.allowance", name="ISA allowance")
+    source = SourceFactory(url="https://www.gov.uk/individual-savings-accounts")
+    older = UnitFactory(
         concept=concept,
-        snapshot=make_snapshot(source=source, text="You can save up to £15,240 in ISAs."),
+        snapshot=SnapshotFactory(source=source, text="You can save up to £15,240 in ISAs."),
         evidence_quote="You can save up to £15,240 in ISAs.",
         valid_from=dt.date(2015, 4, 6),
     )
-    newer = make_unit(
+    newer = UnitFactory(
         concept=concept,
-        snapshot=make_snapshot(source=source, text="You can save up to £20,000 in ISAs."),
+        snapshot=SnapshotFactory(source=source, text="You can save up to £20,000 in ISAs."),
         evidence_quote="You can save up to £20,000 in ISAs.",
         valid_from=dt.date(2017, 4, 6),
     )
     values = {"confidence": 0.55}
     values.update(overrides)
-    return make_candidate(older=older, newer=newer, **values)
+    return CandidateFactory(older=older, newer=newer, **values)
 
 
 @pytest.fixture
@@ -188,7 +188,7 @@ def test_page_highlights_the_changed_amount_in_both_units(expert_client, pa_pair
 
 def test_queue_lists_pending_pairs_most_confident_first(expert_client, expert):
     low, high = isa_pair(confidence=0.55), personal_allowance_pair(confidence=0.93)
-    decided = make_candidate(confidence=0.99)
+    decided = CandidateFactory(confidence=0.99)
     candidate_reject(candidate_id=decided.pk, user=expert)
     page = page_of(expert_client.get(REVIEW_URL))
     assert page.index(f'id="pair-row-{high.pk}"') < page.index(f'id="pair-row-{low.pk}"')
@@ -317,9 +317,9 @@ def test_late_decision_says_who_decided_first_and_when(expert_client, other_expe
 
 def test_refused_decision_shows_the_reason_and_keeps_the_pair(expert_client, expert, pa_pair):
     # Another pair with the same older unit: once one is approved, the other would fork the chain.
-    rival = make_candidate(
+    rival = CandidateFactory(
         older=pa_pair.older,
-        newer=make_unit(concept=pa_pair.concept, valid_from=dt.date(2022, 4, 6)),
+        newer=UnitFactory(concept=pa_pair.concept, valid_from=dt.date(2022, 4, 6)),
         confidence=0.5,
     )
     candidate_approve(candidate_id=pa_pair.pk, user=expert)
@@ -345,7 +345,7 @@ def test_bulk_approve_reports_approved_and_skipped_with_reasons(
     expert_client, other_expert, pa_pair
 ):
     second = isa_pair()
-    taken = make_candidate(confidence=0.7)
+    taken = CandidateFactory(confidence=0.7)
     candidate_reject(candidate_id=taken.pk, user=other_expert)
     response = expert_client.post(
         reverse("curation:review-bulk-approve"),
@@ -366,7 +366,7 @@ def test_bulk_approve_with_nothing_selected_says_so(expert_client, pa_pair):
 
 
 def test_progress_and_chart_count_todays_decisions(expert_client, expert, other_expert):
-    approved, rejected, _ = personal_allowance_pair(), isa_pair(), make_candidate()
+    approved, rejected, _ = personal_allowance_pair(), isa_pair(), CandidateFactory()
     candidate_approve(candidate_id=approved.pk, user=expert)
     candidate_reject(candidate_id=rejected.pk, user=other_expert)
     page = page_of(expert_client.get(REVIEW_URL))
@@ -385,12 +385,12 @@ def test_decisions_per_day_stacks_the_last_fourteen_days(expert):
         "flagged_for_deletion": today,
     }
     for status, day in moments.items():
-        candidate = make_candidate()
+        candidate = CandidateFactory()
         noon = timezone.make_aware(dt.datetime.combine(day, dt.time(12)))
         SupersedingCandidate.objects.filter(pk=candidate.pk).update(
             status=status, decided_at=noon, reviewer=expert
         )
-    too_old = make_candidate()
+    too_old = CandidateFactory()
     SupersedingCandidate.objects.filter(pk=too_old.pk).update(
         status="approved", decided_at=timezone.now() - dt.timedelta(days=20)
     )
@@ -423,11 +423,11 @@ def test_decision_log_shows_who_what_when_note_and_changes(expert_client, expert
 def test_decision_log_shows_only_what_changed(expert_client, expert):
     from curation.services.superseding import candidate_flag_for_deletion
 
-    concept = make_concept()
-    first = make_unit(concept=concept, valid_from=dt.date(2023, 4, 6))
-    second = make_unit(concept=concept, valid_from=dt.date(2024, 4, 6))
-    third = make_unit(concept=concept, valid_from=dt.date(2025, 4, 6))
-    pair = make_candidate(older=first, newer=second)
+    concept = ConceptFactory()
+    first = UnitFactory(concept=concept, valid_from=dt.date(2023, 4, 6))
+    second = UnitFactory(concept=concept, valid_from=dt.date(2024, 4, 6))
+    third = UnitFactory(concept=concept, valid_from=dt.date(2025, 4, 6))
+    pair = CandidateFactory(older=first, newer=second)
     candidate_flag_for_deletion(candidate_id=pair.pk, user=expert)
     page = page_of(expert_client.get(DECISIONS_URL))
     assert f"<td>unit {first.pk}</td><td>ordinal</td><td>1</td><td>—</td>" in page

@@ -19,7 +19,7 @@ from curation.services.superseding import (
     decision_revert,
 )
 from knowledge.models import AtomicUnit
-from tests.factories import make_candidate, make_concept, make_unit
+from tests.factories import CandidateFactory, ConceptFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +34,7 @@ def _states(*units):
 
 
 def test_approve_makes_the_older_unit_historical_from_the_newer_start(expert):
-    candidate = make_candidate(note="")
+    candidate = CandidateFactory(note="")
     candidate_approve(candidate_id=candidate.pk, user=expert, note="new tax year")
     older = AtomicUnit.objects.get(pk=candidate.older_id)
     assert older.superseded_by_id == candidate.newer_id
@@ -55,15 +55,15 @@ def test_approve_makes_the_older_unit_historical_from_the_newer_start(expert):
 
 
 def test_approve_without_a_newer_start_dates_the_superseding_on_the_decision(expert):
-    older = make_unit()
-    candidate = make_candidate(older=older, newer=make_unit(concept=older.concept))
+    older = UnitFactory()
+    candidate = CandidateFactory(older=older, newer=UnitFactory(concept=older.concept))
     candidate_approve(candidate_id=candidate.pk, user=expert)
     older.refresh_from_db()
     assert older.superseded_date == dt.date.today()
 
 
 def test_reject_is_remembered_and_changes_no_unit(expert):
-    candidate = make_candidate()
+    candidate = CandidateFactory()
     before = _states(candidate.older, candidate.newer)
     candidate_reject(candidate_id=candidate.pk, user=expert, note="different allowances")
     assert _states(candidate.older, candidate.newer) == before
@@ -71,15 +71,15 @@ def test_reject_is_remembered_and_changes_no_unit(expert):
     assert candidate.status == "rejected"
     # The pair cannot be proposed again, either way round.
     with pytest.raises(IntegrityError), transaction.atomic():
-        make_candidate(older=candidate.newer, newer=candidate.older)
+        CandidateFactory(older=candidate.newer, newer=candidate.older)
 
 
 def test_flag_for_deletion_removes_the_older_unit_and_renumbers(expert):
-    concept = make_concept()
-    first = make_unit(concept=concept, valid_from=dt.date(2023, 4, 6))
-    second = make_unit(concept=concept, valid_from=dt.date(2024, 4, 6))
-    third = make_unit(concept=concept, valid_from=dt.date(2025, 4, 6))
-    candidate = make_candidate(older=first, newer=third)
+    concept = ConceptFactory()
+    first = UnitFactory(concept=concept, valid_from=dt.date(2023, 4, 6))
+    second = UnitFactory(concept=concept, valid_from=dt.date(2024, 4, 6))
+    third = UnitFactory(concept=concept, valid_from=dt.date(2025, 4, 6))
+    candidate = CandidateFactory(older=first, newer=third)
     candidate_flag_for_deletion(candidate_id=candidate.pk, user=expert, note="bad extraction")
     first.refresh_from_db(), second.refresh_from_db(), third.refresh_from_db()
     assert first.deleted_at is not None and first.deleted_by == expert and first.ordinal is None
@@ -91,9 +91,9 @@ def test_flag_for_deletion_removes_the_older_unit_and_renumbers(expert):
     "decide", [candidate_approve, candidate_reject, candidate_flag_for_deletion]
 )
 def test_revert_restores_the_units_exactly_and_the_pair_is_pending_again(expert, decide):
-    concept = make_concept()
-    units = [make_unit(concept=concept, valid_from=dt.date(2020 + n, 4, 6)) for n in range(3)]
-    candidate = make_candidate(older=units[0], newer=units[2])
+    concept = ConceptFactory()
+    units = [UnitFactory(concept=concept, valid_from=dt.date(2020 + n, 4, 6)) for n in range(3)]
+    candidate = CandidateFactory(older=units[0], newer=units[2])
     before = _states(*units)
     decide(candidate_id=candidate.pk, user=expert, note="x")
     assert _states(*units) != before or decide is candidate_reject
@@ -114,7 +114,7 @@ def test_revert_restores_the_units_exactly_and_the_pair_is_pending_again(expert,
 
 
 def test_revert_is_refused_when_a_later_change_touched_the_same_unit(expert):
-    candidate = make_candidate()
+    candidate = CandidateFactory()
     candidate_approve(candidate_id=candidate.pk, user=expert)
     event = AuditEvent.objects.get(action="candidate.approved")
     AtomicUnit.objects.filter(pk=candidate.older_id).update(superseded_date=dt.date(2025, 5, 1))
@@ -128,7 +128,7 @@ def test_a_second_decision_on_the_same_pair_is_told_who_decided(expert, django_u
 
     other = django_user_model.objects.create_user("expert2", password="pw-123456")
     other.groups.add(Group.objects.get(name="domain expert"))
-    candidate = make_candidate()
+    candidate = CandidateFactory()
     candidate_reject(candidate_id=candidate.pk, user=expert)
     with pytest.raises(AlreadyDecided, match="already rejected by expert1"):
         candidate_approve(candidate_id=candidate.pk, user=other)
@@ -145,7 +145,7 @@ def test_two_experts_deciding_at_once_exactly_one_decision_applies(django_user_m
         user = django_user_model.objects.create_user(name, password="pw-123456")
         user.groups.add(group)
         experts.append(user)
-    candidate = make_candidate()
+    candidate = CandidateFactory()
     barrier = threading.Barrier(2)
     results: dict[str, object] = {}
 
@@ -183,7 +183,7 @@ def test_two_experts_deciding_at_once_exactly_one_decision_applies(django_user_m
 def test_only_domain_experts_may_decide_or_revert(expert, editor, superuser):
     from django.contrib.auth.models import AnonymousUser
 
-    candidate = make_candidate()
+    candidate = CandidateFactory()
     for user in (editor, AnonymousUser(), None):
         with pytest.raises(PermissionDenied):
             candidate_approve(candidate_id=candidate.pk, user=user)
@@ -195,26 +195,28 @@ def test_only_domain_experts_may_decide_or_revert(expert, editor, superuser):
 
 
 def test_a_chain_grows_one_link_at_a_time(expert):
-    concept = make_concept()
+    concept = ConceptFactory()
     y23, y24, y25 = (
-        make_unit(concept=concept, valid_from=dt.date(y, 4, 6)) for y in (2023, 2024, 2025)
+        UnitFactory(concept=concept, valid_from=dt.date(y, 4, 6)) for y in (2023, 2024, 2025)
     )
-    candidate_approve(candidate_id=make_candidate(older=y24, newer=y25).pk, user=expert)
-    skip_link = make_candidate(older=y23, newer=y25)
+    candidate_approve(candidate_id=CandidateFactory(older=y24, newer=y25).pk, user=expert)
+    skip_link = CandidateFactory(older=y23, newer=y25)
     with pytest.raises(DecisionRefused, match="already replaces"):
         candidate_approve(candidate_id=skip_link.pk, user=expert)
     skip_link.refresh_from_db()
     assert skip_link.status == "pending"  # the refused decision left nothing behind
-    candidate_approve(candidate_id=make_candidate(older=y23, newer=y24).pk, user=expert)
+    candidate_approve(candidate_id=CandidateFactory(older=y23, newer=y24).pk, user=expert)
     y23.refresh_from_db()
     assert (y23.superseded_by, y23.superseded_date) == (y24, dt.date(2024, 4, 6))
 
 
 def test_the_database_refuses_overlapping_periods_in_a_chain(expert):
-    concept = make_concept()
-    older = make_unit(concept=concept, valid_from=dt.date(2024, 4, 6), valid_to=dt.date(2026, 4, 5))
-    newer = make_unit(concept=concept, valid_from=dt.date(2025, 4, 6))
-    candidate = make_candidate(older=older, newer=newer)
+    concept = ConceptFactory()
+    older = UnitFactory(
+        concept=concept, valid_from=dt.date(2024, 4, 6), valid_to=dt.date(2026, 4, 5)
+    )
+    newer = UnitFactory(concept=concept, valid_from=dt.date(2025, 4, 6))
+    candidate = CandidateFactory(older=older, newer=newer)
     with pytest.raises(DecisionRefused, match="overlaps"):
         candidate_approve(candidate_id=candidate.pk, user=expert)
     assert SupersedingCandidate.objects.get().status == "pending"
@@ -223,8 +225,8 @@ def test_the_database_refuses_overlapping_periods_in_a_chain(expert):
 
 
 def test_the_database_refuses_a_cycle():
-    concept = make_concept()
-    a, b, c = (make_unit(concept=concept) for _ in range(3))
+    concept = ConceptFactory()
+    a, b, c = (UnitFactory(concept=concept) for _ in range(3))
     AtomicUnit.objects.filter(pk=a.pk).update(superseded_by=b)
     AtomicUnit.objects.filter(pk=b.pk).update(superseded_by=c)
     with pytest.raises(IntegrityError, match="cycle"), transaction.atomic():
@@ -232,13 +234,15 @@ def test_the_database_refuses_a_cycle():
 
 
 def test_bulk_approve_reports_what_it_skipped(expert):
-    concept = make_concept()
+    concept = ConceptFactory()
     y23, y24, y25 = (
-        make_unit(concept=concept, valid_from=dt.date(y, 4, 6)) for y in (2023, 2024, 2025)
+        UnitFactory(concept=concept, valid_from=dt.date(y, 4, 6)) for y in (2023, 2024, 2025)
     )
-    good = make_candidate(older=y24, newer=y25)
-    conflicting = make_candidate(older=y23, newer=y25)
-    decided = make_candidate(older=make_unit(concept=concept), newer=make_unit(concept=concept))
+    good = CandidateFactory(older=y24, newer=y25)
+    conflicting = CandidateFactory(older=y23, newer=y25)
+    decided = CandidateFactory(
+        older=UnitFactory(concept=concept), newer=UnitFactory(concept=concept)
+    )
     candidate_reject(candidate_id=decided.pk, user=expert)
     outcome = candidates_approve_bulk(
         candidate_ids=[good.pk, conflicting.pk, decided.pk, 999999], user=expert
@@ -249,19 +253,19 @@ def test_bulk_approve_reports_what_it_skipped(expert):
 
 
 def test_a_pair_with_a_removed_unit_cannot_be_approved(expert):
-    concept = make_concept()
-    older, newer = make_unit(concept=concept), make_unit(concept=concept)
-    third = make_unit(concept=concept)
+    concept = ConceptFactory()
+    older, newer = UnitFactory(concept=concept), UnitFactory(concept=concept)
+    third = UnitFactory(concept=concept)
     candidate_flag_for_deletion(
-        candidate_id=make_candidate(older=older, newer=third).pk, user=expert
+        candidate_id=CandidateFactory(older=older, newer=third).pk, user=expert
     )
-    late = make_candidate(older=older, newer=newer)
+    late = CandidateFactory(older=older, newer=newer)
     with pytest.raises(DecisionRefused, match="removed"):
         candidate_approve(candidate_id=late.pk, user=expert)
 
 
 def test_a_too_long_note_is_refused(expert):
-    candidate = make_candidate()
+    candidate = CandidateFactory()
     with pytest.raises(DecisionRefused, match="note"):
         candidate_reject(candidate_id=candidate.pk, user=expert, note="x" * 2001)
     assert SupersedingCandidate.objects.get().status == "pending"

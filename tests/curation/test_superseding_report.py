@@ -21,7 +21,7 @@ from curation.selectors.superseding_report import (
     superseding_gold_check,
     superseding_quality,
 )
-from tests.factories import make_category, make_concept, make_unit
+from tests.factories import CategoryFactory, ConceptFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
 Status = SupersedingCandidate.Status
@@ -29,9 +29,9 @@ Status = SupersedingCandidate.Status
 
 def candidate(*, cosine: float = 0.9, confidence: float = 0.8, status: str = Status.PENDING,
               similarity: float = 0.5, older=None, newer=None) -> SupersedingCandidate:  # fmt: skip
-    concept = (older or newer).concept if (older or newer) else make_concept()
-    older = older or make_unit(concept=concept)
-    newer = newer or make_unit(concept=concept)
+    concept = (older or newer).concept if (older or newer) else ConceptFactory()
+    older = older or UnitFactory(concept=concept)
+    newer = newer or UnitFactory(concept=concept)
     return SupersedingCandidate.objects.create(
         older=older, newer=newer, concept=concept, text_similarity=similarity, cosine=cosine,
         same_rule=True, confidence=confidence, rationale="r", adjudicator="heuristic",
@@ -123,10 +123,10 @@ def gold_file(tmp_path):
 
 @pytest.fixture
 def chain_units():
-    income_tax = make_category(slug="income_tax", name="Income Tax")
-    concept = make_concept(category=income_tax)
+    income_tax = CategoryFactory(slug="income_tax", name="Income Tax")
+    concept = ConceptFactory(category=income_tax)
     units = {
-        amount: make_unit(
+        amount: UnitFactory(
             concept=concept,
             unit_type="threshold",
             value_amount=Decimal(amount),
@@ -135,9 +135,9 @@ def chain_units():
         )  # fmt: skip
         for amount, year in (("11850", 2018), ("12500", 2019), ("12570", 2021), ("100", 2020))
     }
-    elsewhere = make_concept()
-    units["other"] = make_unit(concept=elsewhere)
-    units["other2"] = make_unit(concept=elsewhere)
+    elsewhere = ConceptFactory()
+    units["other"] = UnitFactory(concept=elsewhere)
+    units["other2"] = UnitFactory(concept=elsewhere)
     return units
 
 

@@ -20,7 +20,7 @@ from curation.services.taxonomy import (
 from curation.services.triage import triage_assign, triage_discard
 from knowledge.models import AtomicUnit, Concept, ConceptAlias, ExtractionItem, ExtractionRun
 from knowledge.selectors import concept_resolve
-from tests.factories import make_category, make_concept, make_snapshot, make_unit
+from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -42,10 +42,10 @@ def _aliases():
 
 @pytest.fixture
 def two_concepts():
-    category = make_category()
-    junior = make_concept(category=category, taxonomy_id="isa.junior.allowance")
-    general = make_concept(category=category, taxonomy_id="isa.allowance")
-    units = [make_unit(concept=junior) for _ in range(3)] + [make_unit(concept=general)]
+    category = CategoryFactory()
+    junior = ConceptFactory(category=category, taxonomy_id="isa.junior.allowance")
+    general = ConceptFactory(category=category, taxonomy_id="isa.allowance")
+    units = [UnitFactory(concept=junior) for _ in range(3)] + [UnitFactory(concept=general)]
     return junior, general, units
 
 
@@ -133,7 +133,7 @@ def test_retiring_needs_an_empty_concept_and_reverts(two_concepts, editor):
     junior, general, units = two_concepts
     with pytest.raises(TaxonomyChangeRefused, match="still holds 3"):
         concept_retire(concept_id=junior.pk, user=editor)
-    empty = make_concept(category=junior.category)
+    empty = ConceptFactory(category=junior.category)
     before = (_placement(), _concepts(), _aliases())
     event = concept_retire(concept_id=empty.pk, user=editor)
     assert Concept.objects.get(pk=empty.pk).status == "retired"
@@ -141,7 +141,7 @@ def test_retiring_needs_an_empty_concept_and_reverts(two_concepts, editor):
 
 
 def test_editing_and_approving_a_proposed_concept_are_audited_and_revert(editor):
-    proposed = make_concept(status=Concept.Status.PROPOSED)
+    proposed = ConceptFactory(status=Concept.Status.PROPOSED)
     before = (_placement(), _concepts(), _aliases())
     edit = concept_edit(
         concept_id=proposed.pk,
@@ -169,7 +169,7 @@ def test_a_revert_over_a_later_change_is_refused(two_concepts, editor):
 def test_moving_into_a_retired_or_proposed_concept_is_refused(two_concepts, editor):
     junior, _, units = two_concepts
     for status in (Concept.Status.RETIRED, Concept.Status.PROPOSED):
-        target = make_concept(category=junior.category, status=status)
+        target = ConceptFactory(category=junior.category, status=status)
         with pytest.raises(TaxonomyChangeRefused, match="not active"):
             units_move(unit_ids=[units[0].pk], concept_id=target.pk, user=editor)
 
@@ -190,7 +190,7 @@ def test_domain_experts_and_anonymous_cannot_change_the_taxonomy(two_concepts, e
 
 
 def _item(*, quote: str, kind="unassigned", **proposal):
-    snapshot = make_snapshot(
+    snapshot = SnapshotFactory(
         text="You can put up to £9,000 into a Junior ISA in the 2025 to 2026 tax year."
     )
     run = ExtractionRun.objects.create(
@@ -209,7 +209,7 @@ def _item(*, quote: str, kind="unassigned", **proposal):
 
 
 def test_assigning_an_item_creates_its_unit_with_verified_evidence_and_reverts(editor):
-    concept = make_concept()
+    concept = ConceptFactory()
     item = _item(quote="up to £9,000 into a Junior ISA")
     event = triage_assign(item_id=item.pk, concept_id=concept.pk, user=editor)
     unit = AtomicUnit.objects.get(concept=concept)
@@ -224,7 +224,7 @@ def test_assigning_an_item_creates_its_unit_with_verified_evidence_and_reverts(e
 
 
 def test_an_item_whose_quote_is_not_in_the_page_cannot_be_assigned(editor):
-    concept = make_concept()
+    concept = ConceptFactory()
     item = _item(quote="a sentence the page never said", kind="rejected")
     with pytest.raises(TaxonomyChangeRefused, match="quote_not_found"):
         triage_assign(item_id=item.pk, concept_id=concept.pk, user=editor)

@@ -21,7 +21,13 @@ from knowledge.models import (
     QualityFlag,
 )
 from knowledge.selectors import concept_resolve
-from tests.factories import make_category, make_concept, make_snapshot, make_source, make_unit
+from tests.factories import (
+    CategoryFactory,
+    ConceptFactory,
+    SnapshotFactory,
+    SourceFactory,
+    UnitFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -37,12 +43,12 @@ JUNIOR_TEXT = "You can put up to £9,000 into a Junior ISA in the 2025 to 2026 t
 @pytest.fixture
 def isa():
     """An ISA category: two active concepts (one holding three units), a proposal, an alias."""
-    category = make_category(slug="isa", name="ISAs")
-    junior = make_concept(
+    category = CategoryFactory(slug="isa", name="ISAs")
+    junior = ConceptFactory(
         category=category, taxonomy_id="isa.junior.allowance", name="Junior ISA allowance"
     )
-    general = make_concept(category=category, taxonomy_id="isa.allowance", name="ISA allowance")
-    proposal = make_concept(
+    general = ConceptFactory(category=category, taxonomy_id="isa.allowance", name="ISA allowance")
+    proposal = ConceptFactory(
         category=category,
         taxonomy_id="isa.proposed_topic",
         name="Proposed topic",
@@ -50,11 +56,11 @@ def isa():
         status=Concept.Status.PROPOSED,
     )
     ConceptAlias.objects.create(alias="isa.junior.limit", concept=junior)
-    source = make_source(url="https://www.gov.uk/junior-individual-savings-accounts")
+    source = SourceFactory(url="https://www.gov.uk/junior-individual-savings-accounts")
     units = [
-        make_unit(
+        UnitFactory(
             concept=junior,
-            snapshot=make_snapshot(source=source, text=JUNIOR_TEXT),
+            snapshot=SnapshotFactory(source=source, text=JUNIOR_TEXT),
             evidence_quote=JUNIOR_TEXT,
             unit_type=AtomicUnit.Type.THRESHOLD,
             value_amount=9000,
@@ -63,8 +69,8 @@ def isa():
             valid_from=dt.date(2025, 4, 6),
             valid_to=dt.date(2026, 4, 5),
         ),
-        make_unit(concept=junior),
-        make_unit(concept=junior),
+        UnitFactory(concept=junior),
+        UnitFactory(concept=junior),
     ]
     return {
         "category": category,
@@ -376,7 +382,7 @@ def flags(isa):
         unit=isa["units"][2], kind=QualityFlag.Kind.STALE_SOURCE, raised_by="openai",
         reason="its page changed since extraction",
     )  # fmt: skip
-    other_category = make_unit(concept=make_concept(category=make_category(slug="pensions")))
+    other_category = UnitFactory(concept=ConceptFactory(category=CategoryFactory(slug="pensions")))
     elsewhere = QualityFlag.objects.create(
         unit=other_category, kind=QualityFlag.Kind.UNVERIFIED_EVIDENCE, raised_by="heuristic",
         reason="quote not found in the page",
@@ -452,7 +458,7 @@ def test_a_flag_decision_needs_a_choice_and_a_flag(editor_client, flags):
 
 
 def make_item(*, quote: str, kind="unassigned", candidates=()):
-    snapshot = make_snapshot(text=JUNIOR_TEXT)
+    snapshot = SnapshotFactory(text=JUNIOR_TEXT)
     run = ExtractionRun.objects.create(
         snapshot=snapshot, provider="heuristic", prompt_version="v1", status="done"
     )
@@ -531,11 +537,11 @@ def test_discarding_an_item_needs_a_reason(editor_client, isa):
 
 def new_category_pages():
     """A category without concepts and two pages of its own sharing a section heading."""
-    category = make_category(slug="pet_savings", name="Pet savings")
+    category = CategoryFactory(slug="pet_savings", name="Pet savings")
     for n, heading in ((1, "Vet bills"), (2, "Vet bills")):
         text = f"{heading} Pet owners can claim help with vet bills up to £500 a year. Page {n}."
-        source = make_source(url=f"https://www.gov.uk/pet-savings/page-{n}")
-        make_snapshot(
+        source = SourceFactory(url=f"https://www.gov.uk/pet-savings/page-{n}")
+        SnapshotFactory(
             source=source,
             text=text,
             sections=[{"heading_path": [heading], "start": 0, "end": len(text)}],
@@ -563,7 +569,7 @@ def test_bootstrap_proposes_concepts_from_pages_given_by_prefix(editor_client):
 
 
 def test_bootstrap_without_pages_says_so(editor_client):
-    category = make_category(slug="empty_topic")
+    category = CategoryFactory(slug="empty_topic")
     url = reverse("curation:taxonomy-bootstrap-propose", args=[category.slug])
     page = page_of(editor_client.post(url, {"limit": "5"}, **HTMX))
     assert "No concepts were proposed" in page and "no pages found" in page

@@ -8,7 +8,7 @@ from django.test import Client
 
 from knowledge.models import ExtractionJob, ExtractionRun, IngestItem, IngestJob
 from tests.e2e.conftest import admin_login
-from tests.factories import make_snapshot
+from tests.factories import SnapshotFactory
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +19,7 @@ def extraction_job_one_of_three_done() -> ExtractionJob:
     job = ExtractionJob.objects.create(provider="heuristic", total=3, created_by="operator")
     for status, made in (("succeeded", 4), ("running", 0), ("pending", 0)):
         ExtractionRun.objects.create(
-            snapshot=make_snapshot(), job=job, provider="heuristic", prompt_version="v1",
+            snapshot=SnapshotFactory(), job=job, provider="heuristic", prompt_version="v1",
             status=status, units_made=made,
         )  # fmt: skip
     return job

@@ -16,7 +16,7 @@ from knowledge.services.embed import concepts_embed, units_embed
 from knowledge.services.taxonomy import taxonomy_load_file
 from navigator.services import api_token_create
 from tests.e2e.conftest import PASSWORD, admin_login
-from tests.factories import make_candidate, make_snapshot, make_source, make_unit
+from tests.factories import CandidateFactory, SnapshotFactory, SourceFactory, UnitFactory
 
 pytestmark = pytest.mark.slow
 
@@ -42,8 +42,8 @@ def member(role: str, username: str):
 
 
 def threshold_unit(concept, *, url: str, page: str, sentence: str, amount: int, valid_from):
-    snapshot = make_snapshot(source=make_source(url=url), text=page.format(sentence=sentence))
-    return make_unit(
+    snapshot = SnapshotFactory(source=SourceFactory(url=url), text=page.format(sentence=sentence))
+    return UnitFactory(
         concept=concept,
         snapshot=snapshot,
         evidence_quote=sentence,
@@ -81,11 +81,11 @@ def knowledge_base(transactional_db):
     )  # fmt: skip
     concepts_embed()
     units_embed()
-    uprating = make_candidate(
+    uprating = CandidateFactory(
         older=pa_old, newer=pa_new, confidence=0.93,
         rationale="Same threshold with a new amount from a later tax year.",
     )  # fmt: skip
-    different = make_candidate(
+    different = CandidateFactory(
         older=isa_old, newer=isa_new, confidence=0.61, text_similarity=0.62, cosine=0.84,
         rationale="Both state the £20,000 ISA allowance.",
     )  # fmt: skip

@@ -14,7 +14,13 @@ from curation.roles import DOMAIN_EXPERT, EDITOR
 from knowledge.models import AtomicUnit
 from navigator.services import api_token_create
 from tests.e2e.conftest import PASSWORD, admin_login
-from tests.factories import make_category, make_concept, make_snapshot, make_source, make_unit
+from tests.factories import (
+    CategoryFactory,
+    ConceptFactory,
+    SnapshotFactory,
+    SourceFactory,
+    UnitFactory,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -35,12 +41,12 @@ def member(role: str, username: str):
 @pytest.fixture
 def isa_taxonomy(transactional_db):
     """The Junior ISA concept holds a general ISA rule that belongs to the ISA allowance."""
-    category = make_category(slug="isa", name="ISAs")
-    junior = make_concept(category=category, taxonomy_id=OLD_ID, name="Junior ISA allowance")
-    general = make_concept(category=category, taxonomy_id=GENERAL_ID, name="ISA allowance")
-    source = make_source(url="https://www.gov.uk/individual-savings-accounts")
-    make_unit(concept=junior, snapshot=make_snapshot(source=source, text=JUNIOR))
-    misplaced = make_unit(concept=junior, snapshot=make_snapshot(source=source, text=MISPLACED))
+    category = CategoryFactory(slug="isa", name="ISAs")
+    junior = ConceptFactory(category=category, taxonomy_id=OLD_ID, name="Junior ISA allowance")
+    general = ConceptFactory(category=category, taxonomy_id=GENERAL_ID, name="ISA allowance")
+    source = SourceFactory(url="https://www.gov.uk/individual-savings-accounts")
+    UnitFactory(concept=junior, snapshot=SnapshotFactory(source=source, text=JUNIOR))
+    misplaced = UnitFactory(concept=junior, snapshot=SnapshotFactory(source=source, text=MISPLACED))
     return {"junior": junior, "general": general, "misplaced": misplaced}
 
 

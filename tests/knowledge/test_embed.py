@@ -6,7 +6,7 @@ import pytest
 from knowledge import embeddings
 from knowledge.models import AtomicUnit
 from knowledge.services import embed
-from tests.factories import make_concept, make_unit
+from tests.factories import ConceptFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,7 @@ def counting(monkeypatch):
 
 
 def test_unchanged_units_and_concepts_are_not_embedded_again(counting):
-    unit = make_unit(concept=make_concept(name="ISA allowance"))
+    unit = UnitFactory(concept=ConceptFactory(name="ISA allowance"))
     assert embed.units_embed() == 1 and embed.concepts_embed() == 1
     assert embed.units_embed() == 0 and embed.concepts_embed() == 0
     AtomicUnit.objects.filter(pk=unit.pk).update(text="The ISA allowance is £20,000 a year.")
@@ -41,7 +41,7 @@ def test_unchanged_units_and_concepts_are_not_embedded_again(counting):
 
 
 def test_a_new_model_embeds_everything_again(counting, monkeypatch):
-    make_unit()
+    UnitFactory()
     embed.units_embed()
     monkeypatch.setattr(embed, "get_embedder", lambda: CountingEmbedder(name="another-model"))
     assert embed.units_embed() == 1

@@ -20,7 +20,7 @@ from knowledge.evaluation import (
 )
 from knowledge.evaluation.retrieval import QuestionFileError, load_questions
 from knowledge.models import AtomicUnit, Category
-from tests.factories import make_category, make_concept, make_unit
+from tests.factories import CategoryFactory, ConceptFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -99,13 +99,13 @@ QUESTION = {
 
 
 def _concept(slug):
-    category = Category.objects.filter(slug=slug).first() or make_category(slug=slug)
-    return make_concept(category=category)
+    category = Category.objects.filter(slug=slug).first() or CategoryFactory(slug=slug)
+    return ConceptFactory(category=category)
 
 
 def _threshold(slug, amount, value_unit="GBP", period="year", valid_from=None, valid_to=None, **kw):
     kw.setdefault("unit_type", AtomicUnit.Type.THRESHOLD)
-    return make_unit(
+    return UnitFactory(
         concept=_concept(slug),
         value_amount=Decimal(str(amount)),
         value_unit=value_unit,
@@ -159,7 +159,7 @@ def test_non_threshold_or_deleted_unit_does_not_count(tmp_path):
 
 
 def test_amount_under_another_category_is_named(tmp_path):
-    make_category(slug="savings_tax", name="Tax on Savings & Investments")
+    CategoryFactory(slug="savings_tax", name="Tax on Savings & Investments")
     _threshold("savings_tax", 12570, valid_from=D(2024, 4, 6), valid_to=D(2025, 4, 5))
     (miss,) = _recall(tmp_path, PERSONAL_ALLOWANCE).misses
     assert miss.kind == "other_category"

@@ -18,7 +18,7 @@ from knowledge.models import (
 from knowledge.providers import PageContext, UnitProposal, Usage
 from knowledge.services import extract, ingest
 from knowledge.services.taxonomy import taxonomy_load_file
-from tests.factories import make_category, make_concept, make_snapshot
+from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory
 
 pytestmark = pytest.mark.django_db
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "govuk"
@@ -49,10 +49,10 @@ PAGE = "How ISAs work\nEvery tax year you can save up to £20,000 in one account
 
 @pytest.fixture
 def isa_page():
-    category = make_category(slug="isa", name="ISAs")
-    make_concept(category=category, taxonomy_id="isa.annual_allowance")
-    make_concept(category=category, taxonomy_id="isa.lifetime.rules")
-    return make_snapshot(text=PAGE)
+    category = CategoryFactory(slug="isa", name="ISAs")
+    ConceptFactory(category=category, taxonomy_id="isa.annual_allowance")
+    ConceptFactory(category=category, taxonomy_id="isa.lifetime.rules")
+    return SnapshotFactory(text=PAGE)
 
 
 def unit(**overrides) -> UnitProposal:
@@ -173,7 +173,7 @@ def test_examples_are_linked_to_their_unit(isa_page):
 
 
 def test_ordinals_continue_inside_a_concept(isa_page):
-    other = make_snapshot(text=PAGE + "\nAnother page.")
+    other = SnapshotFactory(text=PAGE + "\nAnother page.")
     extract.snapshot_extract(snapshot_id=isa_page.pk, provider=ScriptedProvider([unit()]))
     extract.snapshot_extract(snapshot_id=other.pk, provider=ScriptedProvider([unit()]))
     assert list(AtomicUnit.objects.order_by("ordinal").values_list("ordinal", flat=True)) == [1, 2]

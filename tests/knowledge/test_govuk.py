@@ -41,7 +41,7 @@ from knowledge.services.ingest import (
     ingest_job_create,
     page_store,
 )
-from tests.factories import make_source
+from tests.factories import SourceFactory
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "govuk"
 CHILD_BENEFIT = json.loads((FIXTURES / "child-benefit.json").read_text(encoding="utf-8"))
@@ -434,7 +434,7 @@ def test_redirect_moves_the_source_to_its_new_address(rig, govuk_server, locatio
 def test_redirect_away_from_https_www_gov_uk_is_refused(rig, govuk_server, location, named):
     govuk_server.script(CHILD_BENEFIT_API, Reply(302, headers={"Location": location}))
     govuk_server.script("/api/content/x", json_reply(simple_page("/x", "Not gov.uk")))
-    source = make_source(url=CHILD_BENEFIT_URL, base_path="/child-benefit")
+    source = SourceFactory(url=CHILD_BENEFIT_URL, base_path="/child-benefit")
 
     with pytest.raises(RefusedTarget) as refused:
         rig.client.fetch("/child-benefit")
@@ -629,7 +629,7 @@ def test_ingest_task_on_a_worker_does_not_retry_what_the_client_gave_up_on(
 def test_response_slower_than_the_read_timeout_is_a_transient_timeout(make_rig, govuk_server):
     rig = make_rig(max_attempts=2)
     govuk_server.script(CHILD_BENEFIT_API, json_reply(CHILD_BENEFIT, delay=1.5))
-    source = make_source(url=CHILD_BENEFIT_URL, base_path="/child-benefit")
+    source = SourceFactory(url=CHILD_BENEFIT_URL, base_path="/child-benefit")
 
     started = time.monotonic()
     with pytest.raises(TransientFetchError) as failed:

@@ -19,7 +19,7 @@ from knowledge.providers import (
     ProviderTransientError,
 )
 from knowledge.services.extract import ExtractionFailed, snapshot_extract
-from tests.factories import make_category, make_concept, make_snapshot
+from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory
 from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
 
 pytestmark = pytest.mark.django_db
@@ -67,35 +67,35 @@ def provider(fake_openai):
 
 @pytest.fixture
 def isa():
-    category = make_category(slug="isa", name="ISAs", description="Individual Savings Accounts")
-    pensions = make_category(slug="pensions", name="Pensions", description="Workplace pensions")
+    category = CategoryFactory(slug="isa", name="ISAs", description="Individual Savings Accounts")
+    pensions = CategoryFactory(slug="pensions", name="Pensions", description="Workplace pensions")
     concepts = {
-        "allowance": make_concept(
+        "allowance": ConceptFactory(
             category=category,
             taxonomy_id="isa.annual_allowance",
             name="ISA annual allowance",
             description="How much can be paid into ISAs each tax year.",
         ),
-        "eligibility": make_concept(
+        "eligibility": ConceptFactory(
             category=category,
             taxonomy_id="isa.eligibility",
             name="Who can open an ISA",
             description="Age and residence conditions.",
         ),
-        "junior": make_concept(
+        "junior": ConceptFactory(
             category=category,
             taxonomy_id="isa.junior_allowance",
             name="Junior ISA allowance",
             description="The yearly Junior ISA limit.",
         ),
-        "retired": make_concept(
+        "retired": ConceptFactory(
             category=category,
             taxonomy_id="isa.old_limit",
             name="Old limit",
             description="Retired concept.",
             status=Concept.Status.RETIRED,
         ),
-        "pension": make_concept(
+        "pension": ConceptFactory(
             category=pensions,
             taxonomy_id="pensions.annual_allowance",
             name="Pension annual allowance",
@@ -107,7 +107,7 @@ def isa():
 
 @pytest.fixture
 def snapshot(isa):
-    return make_snapshot(text=PAGE, raw={"title": "Individual Savings Accounts (ISAs)"})
+    return SnapshotFactory(text=PAGE, raw={"title": "Individual Savings Accounts (ISAs)"})
 
 
 def context_answer(**overrides) -> dict:

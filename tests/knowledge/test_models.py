@@ -6,7 +6,13 @@ import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from knowledge.models import AtomicUnit, Concept, PageSnapshot
-from tests.factories import make_category, make_concept, make_snapshot, make_source, make_unit
+from tests.factories import (
+    CategoryFactory,
+    ConceptFactory,
+    SnapshotFactory,
+    SourceFactory,
+    UnitFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -23,11 +29,11 @@ def _assert_rolls_back_whole(make_good, make_bad, count):
 
 
 def test_taxonomy_id_unique():
-    category = make_category()
-    make_concept(category=category, taxonomy_id="isa.allowance")
+    category = CategoryFactory()
+    ConceptFactory(category=category, taxonomy_id="isa.allowance")
     _assert_rolls_back_whole(
-        lambda: make_concept(category=category, taxonomy_id="isa.other"),
-        lambda: make_concept(category=category, taxonomy_id="isa.allowance"),
+        lambda: ConceptFactory(category=category, taxonomy_id="isa.other"),
+        lambda: ConceptFactory(category=category, taxonomy_id="isa.allowance"),
         Concept.objects.count,
     )
 
@@ -35,14 +41,14 @@ def test_taxonomy_id_unique():
 @pytest.mark.parametrize("bad_id", ["isa", "ISA.allowance", "isa..allowance", "isa.allowance."])
 def test_taxonomy_id_must_be_dotted_lowercase(bad_id):
     with pytest.raises(IntegrityError), transaction.atomic():
-        make_concept(taxonomy_id=bad_id)
+        ConceptFactory(taxonomy_id=bad_id)
 
 
 def test_valid_from_after_valid_to_rejected():
-    concept = make_concept()
+    concept = ConceptFactory()
     _assert_rolls_back_whole(
-        lambda: make_unit(concept=concept),
-        lambda: make_unit(
+        lambda: UnitFactory(concept=concept),
+        lambda: UnitFactory(
             concept=concept, ordinal=9, valid_from=dt.date(2025, 4, 6), valid_to=dt.date(2025, 4, 5)
         ),
         AtomicUnit.objects.count,
@@ -50,25 +56,25 @@ def test_valid_from_after_valid_to_rejected():
 
 
 def test_single_day_validity_allowed():
-    unit = make_unit(valid_from=dt.date(2025, 4, 6), valid_to=dt.date(2025, 4, 6))
+    unit = UnitFactory(valid_from=dt.date(2025, 4, 6), valid_to=dt.date(2025, 4, 6))
     assert unit.pk
 
 
 def test_ordinal_unique_within_concept_but_not_across():
-    first, second = make_concept(), make_concept()
-    make_unit(concept=first, ordinal=1)
-    make_unit(concept=second, ordinal=1)  # another concept may reuse 1
+    first, second = ConceptFactory(), ConceptFactory()
+    UnitFactory(concept=first, ordinal=1)
+    UnitFactory(concept=second, ordinal=1)  # another concept may reuse 1
     _assert_rolls_back_whole(
-        lambda: make_unit(concept=first, ordinal=2),
-        lambda: make_unit(concept=first, ordinal=1),
+        lambda: UnitFactory(concept=first, ordinal=2),
+        lambda: UnitFactory(concept=first, ordinal=1),
         AtomicUnit.objects.count,
     )
 
 
 def test_renumbering_may_pass_through_duplicate_ordinals_inside_a_transaction():
-    concept = make_concept()
-    a = make_unit(concept=concept, ordinal=1)
-    b = make_unit(concept=concept, ordinal=2)
+    concept = ConceptFactory()
+    a = UnitFactory(concept=concept, ordinal=1)
+    b = UnitFactory(concept=concept, ordinal=2)
     with transaction.atomic():
         AtomicUnit.objects.filter(pk=a.pk).update(ordinal=2)
         AtomicUnit.objects.filter(pk=b.pk).update(ordinal=1)
@@ -79,41 +85,41 @@ def test_renumbering_may_pass_through_duplicate_ordinals_inside_a_transaction():
 
 def test_alive_unit_needs_an_ordinal():
     with pytest.raises(IntegrityError), transaction.atomic():
-        make_unit(ordinal=None)
+        UnitFactory(ordinal=None)
 
 
 @pytest.mark.parametrize("start,end", [(-1, 5), (5, 5), (10, 4)])
 def test_evidence_offsets_non_negative_and_ordered(start, end):
-    concept = make_concept()
+    concept = ConceptFactory()
     _assert_rolls_back_whole(
-        lambda: make_unit(concept=concept),
-        lambda: make_unit(concept=concept, ordinal=5, evidence_start=start, evidence_end=end),
+        lambda: UnitFactory(concept=concept),
+        lambda: UnitFactory(concept=concept, ordinal=5, evidence_start=start, evidence_end=end),
         AtomicUnit.objects.count,
     )
 
 
 def test_superseded_date_needs_a_successor():
     with pytest.raises(IntegrityError), transaction.atomic():
-        make_unit(superseded_date=dt.date(2024, 4, 6))
+        UnitFactory(superseded_date=dt.date(2024, 4, 6))
 
 
 def test_amount_needs_its_unit():
     with pytest.raises(IntegrityError), transaction.atomic():
-        make_unit(value_amount=20000, value_unit="")
+        UnitFactory(value_amount=20000, value_unit="")
 
 
 def test_snapshot_unique_per_source_and_hash():
-    source = make_source()
-    make_snapshot(source=source, text="Version one.")
+    source = SourceFactory()
+    SnapshotFactory(source=source, text="Version one.")
     _assert_rolls_back_whole(
-        lambda: make_snapshot(source=make_source(), text="Elsewhere."),
-        lambda: make_snapshot(source=source, text="Version one."),
+        lambda: SnapshotFactory(source=SourceFactory(), text="Elsewhere."),
+        lambda: SnapshotFactory(source=source, text="Version one."),
         PageSnapshot.objects.count,
     )
 
 
 def test_snapshots_are_immutable_in_the_database():
-    snapshot = make_snapshot(text="Original text.")
+    snapshot = SnapshotFactory(text="Original text.")
     with pytest.raises(DatabaseError, match="immutable"), transaction.atomic():
         PageSnapshot.objects.filter(pk=snapshot.pk).update(text="Rewritten text.")
     snapshot.refresh_from_db()
@@ -121,7 +127,7 @@ def test_snapshots_are_immutable_in_the_database():
 
 
 def test_embedding_columns_are_384_dimensional_vectors():
-    unit = make_unit()
+    unit = UnitFactory()
     unit.embedding = [0.1] * 384
     unit.save()
     with pytest.raises(DatabaseError), transaction.atomic():

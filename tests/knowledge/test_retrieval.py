@@ -7,7 +7,7 @@ import pytest
 from django.db import OperationalError, connection, transaction
 
 from knowledge.retrieval import SearchParams, concept_search, sql
-from tests.factories import axis_vector, make_concept, make_snapshot, make_unit
+from tests.factories import ConceptFactory, SnapshotFactory, UnitFactory, axis_vector
 
 PAGE = "https://www.gov.uk/guide"
 TEXT = "Rates. The basic rate is 20%. The higher rate is 40%. Outside every part."
@@ -21,10 +21,10 @@ def test_each_unit_links_to_the_innermost_part_holding_its_quote(db):
         {"start": basic, "end": higher - 1, "level": 3, "url": f"{PAGE}/rates#basic", "heading_path": ["Rates", "Basic"]},
         {"start": higher, "end": outside - 1, "level": 3, "url": "", "heading_path": ["Rates", "Higher"]},
     ]  # fmt: skip
-    snapshot = make_snapshot(text=TEXT, sections=sections)
+    snapshot = SnapshotFactory(text=TEXT, sections=sections)
     snapshot.source.url = PAGE
     snapshot.source.save()
-    concept = make_concept(embedding=axis_vector(0))
+    concept = ConceptFactory(embedding=axis_vector(0))
     quotes = {
         "Rates.": f"{PAGE}/rates",
         "The basic rate is 20%.": f"{PAGE}/rates#basic",
@@ -32,7 +32,7 @@ def test_each_unit_links_to_the_innermost_part_holding_its_quote(db):
         "Outside every part.": PAGE,
     }
     for n, quote in enumerate(quotes):
-        make_unit(concept=concept, snapshot=snapshot, evidence_quote=quote, embedding=axis_vector(0, 0.1 * n))  # fmt: skip
+        UnitFactory(concept=concept, snapshot=snapshot, evidence_quote=quote, embedding=axis_vector(0, 0.1 * n))  # fmt: skip
 
     result = concept_search(
         params=SearchParams(query="What are the tax rates?", k=1, min_results=1),
@@ -45,8 +45,8 @@ def test_each_unit_links_to_the_innermost_part_holding_its_quote(db):
 
 def _two_concepts() -> np.ndarray:
     for wobble in (0.1, 0.6):
-        concept = make_concept(embedding=axis_vector(1, wobble))
-        make_unit(concept=concept, embedding=axis_vector(1, wobble + 0.1))
+        concept = ConceptFactory(embedding=axis_vector(1, wobble))
+        UnitFactory(concept=concept, embedding=axis_vector(1, wobble + 0.1))
     return np.array(axis_vector(1, 0.2))
 
 

@@ -13,7 +13,7 @@ from knowledge.services.taxonomy import (
     taxonomy_load_file,
     taxonomy_parse,
 )
-from tests.factories import make_unit
+from tests.factories import UnitFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -74,7 +74,7 @@ def test_edit_in_file_updates_by_id():
 def test_concept_with_units_is_retired_not_deleted_and_comes_back_active():
     load(SMALL)
     concept = Concept.objects.get(taxonomy_id="isa.junior.eligibility")
-    unit = make_unit(concept=concept)
+    unit = UnitFactory(concept=concept)
     report = load(without(SMALL, "isa.junior.eligibility"))
     assert report.retired == ["isa.junior.eligibility"]
     concept.refresh_from_db()

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 
 from knowledge.models import Concept, ConceptAlias
 from knowledge.services.taxonomy import taxonomy_load_file
-from tests.factories import make_concept, make_unit
+from tests.factories import ConceptFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -18,11 +18,11 @@ def curated_taxonomy():
     """The project's taxonomy after an editor's rename and a bootstrap proposal."""
     taxonomy_load_file()
     concept = Concept.objects.get(taxonomy_id="isa.transfers")
-    make_unit(concept=concept)
+    UnitFactory(concept=concept)
     concept.taxonomy_id = "isa.transfer_rules"
     concept.save()
     ConceptAlias.objects.create(alias="isa.transfers", concept=concept)
-    make_concept(category=concept.category, taxonomy_id="isa.bootstrap_proposal",
+    ConceptFactory(category=concept.category, taxonomy_id="isa.bootstrap_proposal",
                  status=Concept.Status.PROPOSED)  # fmt: skip
 
 
@@ -69,7 +69,7 @@ def test_an_edited_file_imports_its_changes_and_reports_them(curated_taxonomy, t
 
 
 def test_a_merged_away_concept_survives_an_import(curated_taxonomy, tmp_path):
-    retired = make_concept(taxonomy_id="retired.merged_1", status=Concept.Status.RETIRED)
+    retired = ConceptFactory(taxonomy_id="retired.merged_1", status=Concept.Status.RETIRED)
     path = tmp_path / "taxonomy.yaml"
     call_command("export_taxonomy", file=path)
     call_command("import_taxonomy", str(path))

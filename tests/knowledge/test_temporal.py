@@ -15,7 +15,7 @@ from knowledge.temporal import (
     tax_year_start_year,
     temporal_status,
 )
-from tests.factories import make_concept, make_unit, tax_year
+from tests.factories import ConceptFactory, UnitFactory, tax_year
 
 CURRENT, HISTORICAL, UPCOMING = TemporalStatus
 
@@ -97,7 +97,7 @@ DAYS = [
 
 
 def _grid_units() -> list[AtomicUnit]:
-    concept = make_concept()
+    concept = ConceptFactory()
     units = []
     for valid_from, valid_to, superseding in itertools.product(VALID_FROM, VALID_TO, SUPERSEDING):
         if valid_from and valid_to and valid_to < valid_from:
@@ -107,9 +107,9 @@ def _grid_units() -> list[AtomicUnit]:
             continue  # superseded before it is valid: refused too
         # A unit replaces at most one other, so each superseded unit gets its own successor
         # (open-ended, so that no validity overlaps it).
-        newer = make_unit(concept=concept) if superseding != "no" else None
+        newer = UnitFactory(concept=concept) if superseding != "no" else None
         units.append(
-            make_unit(
+            UnitFactory(
                 concept=concept,
                 valid_from=valid_from,
                 valid_to=valid_to,

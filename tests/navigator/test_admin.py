@@ -18,16 +18,16 @@ from knowledge.models import (
 from knowledge.services.ingest import ingest_job_create
 from navigator.models import QueryLog
 from navigator.services import api_token_create
-from tests.factories import make_snapshot, make_unit
+from tests.factories import SnapshotFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def one_of_each(db):
-    unit = make_unit()
+    unit = UnitFactory()
     ConceptAlias.objects.create(alias="test.old_name", concept=unit.concept)
-    other = make_snapshot()
+    other = SnapshotFactory()
     UnitSighting.objects.create(
         unit=unit, source=other.source, snapshot=other, evidence_quote=other.text[:20]
     )
@@ -47,7 +47,7 @@ def one_of_each(db):
     QueryLog.objects.create(token=token, endpoint="/api/v1/search", status_code=200, query="isa")
     detection = DetectionRun.objects.create(provider="heuristic")
     SupersedingCandidate.objects.create(
-        older=unit, newer=make_unit(concept=unit.concept), concept=unit.concept, run=detection,
+        older=unit, newer=UnitFactory(concept=unit.concept), concept=unit.concept, run=detection,
         text_similarity=0.9, cosine=0.9, same_rule=True, confidence=0.8, rationale="r",
         adjudicator="heuristic", newer_basis="later valid_from",
     )  # fmt: skip

@@ -141,7 +141,7 @@ def test_an_expert_approval_and_its_revert_reach_the_api(kb, api, expert):
     """Approve "£221.20 replaces £203.85" through the service, then revert it."""
     from curation.models import AuditEvent
     from curation.services.superseding import candidate_approve, decision_revert
-    from tests.factories import make_candidate
+    from tests.factories import CandidateFactory
 
     older = AtomicUnit.objects.get(value_amount=203.85, unit_type="threshold")
     newer = AtomicUnit.objects.get(value_amount=221.20, unit_type="threshold")
@@ -156,7 +156,7 @@ def test_an_expert_approval_and_its_revert_reach_the_api(kb, api, expert):
 
     today = dt.date.today().isoformat()
     before = amounts(as_of=today), amounts(include_historical=True)
-    candidate = make_candidate(older=older, newer=newer, concept=older.concept)
+    candidate = CandidateFactory(older=older, newer=newer, concept=older.concept)
     candidate_approve(candidate_id=candidate.pk, user=expert)
     older.refresh_from_db()
     assert older.superseded_date == newer.valid_from
