@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Count, Q
 
-from knowledge.models import AtomicUnit, Category, Concept, Source
+from knowledge.evidence import evidence_matches
+from knowledge.models import AtomicUnit, Category, Concept, ConceptAlias, PageSnapshot, Source
 
 
 def knowledge_base_counts() -> dict[str, int]:
@@ -27,7 +28,6 @@ def concept_counts_by_category() -> list[tuple[str, int]]:
 
 def snapshots_to_extract(*, source_url: str | None = None, only_current: bool = False):
     """Snapshot ids in a stable order (by source, oldest version first)."""
-    from knowledge.models import PageSnapshot
 
     snapshots = PageSnapshot.objects.all()
     if source_url:
@@ -39,8 +39,6 @@ def snapshots_to_extract(*, source_url: str | None = None, only_current: bool = 
 
 def evidence_mismatches() -> tuple[int, list[tuple[int, str]]]:
     """(units checked, [(unit id, why)]) for units whose quote is not at its offsets."""
-    from knowledge.evidence import evidence_matches
-    from knowledge.models import AtomicUnit
 
     mismatches = []
     checked = 0
@@ -63,7 +61,6 @@ def evidence_mismatches() -> tuple[int, list[tuple[int, str]]]:
 
 def concept_resolve(*, taxonomy_id: str):
     """(concept, alias used or None) for an id or an old id kept as an alias; None if unknown."""
-    from knowledge.models import Concept, ConceptAlias
 
     concept = Concept.objects.select_related("category").filter(taxonomy_id=taxonomy_id).first()
     if concept is not None:
@@ -78,7 +75,6 @@ def concept_resolve(*, taxonomy_id: str):
 
 def concept_units(*, concept, as_of, include_historical: bool):
     """(unit, temporal status) pairs of a concept in ordinal order, current only by default."""
-    from knowledge.models import AtomicUnit
 
     units = (
         AtomicUnit.objects.alive()

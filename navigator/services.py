@@ -7,6 +7,8 @@ import datetime as dt
 from django.db import connection, transaction
 from django.utils import timezone
 
+from knowledge.embeddings import get_embedder
+from knowledge.models import Category
 from navigator.models import ApiToken, QueryLog, hash_token
 
 # "Last used" to the minute: a write on every call would double a search's writes for a
@@ -80,8 +82,6 @@ def _redis_status(url: str) -> str:
 
 
 def _embedder_status() -> str:
-    from knowledge.embeddings import get_embedder
-
     embedder = get_embedder()
     loaded = getattr(embedder, "_model", True) is not None
     return f"{embedder.name} ({'loaded' if loaded else 'loads on first query'})"
@@ -89,8 +89,6 @@ def _embedder_status() -> str:
 
 def tool_definition() -> dict:
     """The OpenAI tool that downstream agents register, describing what the KB covers."""
-    from knowledge.models import Category
-
     names = ", ".join(Category.objects.order_by("order").values_list("name", flat=True))
     return {
         "type": "function",

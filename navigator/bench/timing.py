@@ -21,6 +21,8 @@ from knowledge.embeddings import get_embedder
 from navigator.bench.draws import BenchQueries
 from navigator.bench.options import BenchOptions, Progress
 from navigator.bench.serve import ServedApi, api_served
+from navigator.models import ApiToken
+from navigator.services import api_token_create
 
 K = 5
 UNIT_LIMIT = 2 * K * 10  # what concept_search asks nearest_units for
@@ -147,9 +149,6 @@ def _api_client(
     questions: dict[str, np.ndarray], *, embed: bool
 ) -> Iterator[tuple[httpx.Client, ServedApi]]:
     """A client holding a fresh token, and the API served by its own processes."""
-    from navigator.models import ApiToken  # the benchmark reaches into navigator for these
-    from navigator.services import api_token_create
-
     ApiToken.objects.filter(name=BENCH_TOKEN).delete()
     _, raw = api_token_create(name=BENCH_TOKEN)
     served = api_served(questions=questions, model_name=get_embedder().name, embed=embed)
