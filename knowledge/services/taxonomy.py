@@ -1,7 +1,10 @@
-"""Load the strict taxonomy from its YAML file into the database, idempotently."""
+"""The strict taxonomy's file (YAML or JSON): load it into the database, which creates only
+what is missing, and export the database's taxonomy in the same shape."""
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -10,7 +13,7 @@ import yaml
 from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from knowledge.models import TAXONOMY_ID_PATTERN, AtomicUnit, Category, Concept, ConceptAlias
+from knowledge.models import TAXONOMY_ID_PATTERN, Category, Concept, ConceptAlias
 from knowledge.validation import first_error
 
 DEFAULT_TAXONOMY_FILE = Path(__file__).resolve().parents[2] / "fixtures" / "taxonomy.yaml"
@@ -32,8 +35,6 @@ class ConceptSpec(BaseModel):
 
     @model_validator(mode="after")
     def _aliases_are_dotted(self) -> ConceptSpec:
-        import re
-
         for alias in self.aliases:
             if not re.fullmatch(TAXONOMY_ID_PATTERN, alias):
                 raise ValueError(f"alias {alias!r} of {self.id} is not a dotted taxonomy id")
@@ -80,29 +81,17 @@ def _all_ids(spec: TaxonomySpec):
 
 @dataclass
 class TaxonomyLoadReport:
+    """What a load created, and where the database differs from the file (kept as it is)."""
+
     created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    reinstated: list[str] = field(default_factory=list)
-    retired: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
     aliases_added: list[str] = field(default_factory=list)
-    categories_changed: list[str] = field(default_factory=list)
+    categories_created: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
     unchanged: int = 0
 
     @property
     def change_count(self) -> int:
-        return sum(
-            len(items)
-            for items in (
-                self.created,
-                self.updated,
-                self.reinstated,
-                self.retired,
-                self.deleted,
-                self.aliases_added,
-                self.categories_changed,
-            )
-        )
+        return len(self.created) + len(self.aliases_added) + len(self.categories_created)
 
 
 def taxonomy_parse(*, text: str, origin: str = "taxonomy") -> TaxonomySpec:
@@ -124,129 +113,152 @@ def taxonomy_load_file(*, path: Path = DEFAULT_TAXONOMY_FILE, dry_run: bool = Fa
 
 
 def taxonomy_load(*, spec: TaxonomySpec, dry_run: bool = False) -> TaxonomyLoadReport:
-    """Make the database match `spec`: update by id, retire (never delete) concepts that
-    hold units, delete empty concepts that left the file, keep aliases and proposed concepts.
+    """Create the categories, concepts and aliases of `spec` that the database lacks; never
+    change or remove what it holds. Editors rename, edit, retire, approve and merge concepts
+    through audited services, so where the database differs from the file the database is
+    right: the difference is reported, not undone. Loading the same file again changes nothing.
 
     One transaction: on any error nothing is changed. `dry_run` rolls back at the end.
     """
     report = TaxonomyLoadReport()
     with transaction.atomic():
-        _refuse_ids_that_are_aliases(spec)
-        categories = _upsert_categories(spec, report)
-        wanted = _upsert_concepts(spec, categories, report)
-        _retire_or_delete_missing(wanted, report)
-        _delete_empty_missing_categories(spec)
+        categories = _categories_ensure(spec, report)
+        known = _KnownIds.read()
+        for category_spec in spec.categories:
+            for item in category_spec.concepts:
+                concept = _concept_ensure(item, categories[category_spec.slug], known, report)
+                _aliases_ensure(item, concept, known, report)
+        _report_database_only(spec, report)
         if dry_run:
             transaction.set_rollback(True)
     return report
 
 
-def _refuse_ids_that_are_aliases(spec: TaxonomySpec) -> None:
-    file_ids = {concept.id for category in spec.categories for concept in category.concepts}
-    clashes = ConceptAlias.objects.filter(alias__in=file_ids).select_related("concept")
-    for clash in clashes:
-        raise TaxonomyError(
-            f"{clash.alias} is in the file as a concept but the database keeps it as an alias "
-            f"of {clash.concept.taxonomy_id} (renamed by an editor): rename it in the file too"
-        )
+@dataclass
+class _KnownIds:
+    """The database's concepts by taxonomy id and by alias, kept up to date as a load adds."""
+
+    concepts: dict[str, Concept]
+    aliases: dict[str, Concept]
+
+    @classmethod
+    def read(cls) -> _KnownIds:
+        concepts = {concept.taxonomy_id: concept for concept in Concept.objects.all()}
+        by_pk = {concept.pk: concept for concept in concepts.values()}
+        aliases = {
+            alias: by_pk[concept_pk]
+            for alias, concept_pk in ConceptAlias.objects.values_list("alias", "concept_id")
+        }
+        return cls(concepts=concepts, aliases=aliases)
 
 
-def _upsert_categories(spec: TaxonomySpec, report: TaxonomyLoadReport) -> dict[str, Category]:
+def _categories_ensure(spec: TaxonomySpec, report: TaxonomyLoadReport) -> dict[str, Category]:
     existing = {category.slug: category for category in Category.objects.all()}
+    names = {category.name: category.slug for category in existing.values()}
     result = {}
     for order, item in enumerate(spec.categories, start=1):
-        values = {"name": item.name, "description": item.description.strip(), "order": order}
         category = existing.get(item.slug)
         if category is None:
-            category = Category.objects.create(slug=item.slug, **values)
-            report.categories_changed.append(f"+{item.slug}")
-        elif _assign_changed(category, values):
-            category.save()
-            report.categories_changed.append(f"~{item.slug}")
+            if item.name in names:
+                raise TaxonomyError(
+                    f"category {item.slug}: its name {item.name!r} belongs to category "
+                    f"{names[item.name]} in the database"
+                )
+            category = Category.objects.create(
+                slug=item.slug, name=item.name, description=item.description.strip(), order=order
+            )
+            report.categories_created.append(item.slug)
+        else:
+            wanted = {"name": item.name, "description": item.description.strip()}
+            report.differences += _differences(f"category {item.slug}", category, wanted)
         result[item.slug] = category
     return result
 
 
-def _upsert_concepts(
-    spec: TaxonomySpec, categories: dict[str, Category], report: TaxonomyLoadReport
-) -> set[str]:
-    existing = {concept.taxonomy_id: concept for concept in Concept.objects.all()}
-    aliases = dict(ConceptAlias.objects.values_list("alias", "concept__taxonomy_id"))
-    wanted: set[str] = set()
-    for category_spec in spec.categories:
-        for item in category_spec.concepts:
-            wanted.add(item.id)
-            concept = _upsert_concept(item, categories[category_spec.slug], existing, report)
-            _add_aliases(item, concept, aliases, report)
-    return wanted
-
-
-def _upsert_concept(item: ConceptSpec, category: Category, existing, report) -> Concept:
-    values = {
-        "category": category,
-        "name": item.name.strip(),
-        "description": " ".join(item.description.split()),
-    }
-    concept = existing.get(item.id)
-    if concept is None:
-        report.created.append(item.id)
-        return Concept.objects.create(taxonomy_id=item.id, status=item.status, **values)
-    if concept.status != item.status:
-        values["status"] = item.status
-        report.reinstated.append(item.id)
-        _assign_changed(concept, values)
-        concept.save()
-    elif _assign_changed(concept, values):
-        report.updated.append(item.id)
-        concept.save()
-    else:
-        report.unchanged += 1
+def _concept_ensure(
+    item: ConceptSpec, category: Category, known: _KnownIds, report: TaxonomyLoadReport
+) -> Concept:
+    """The concept the file's item names: the database's (reporting how it differs), the one
+    an editor renamed or merged it into, or a new one."""
+    concept = known.concepts.get(item.id)
+    if concept is not None:
+        wanted = {
+            "category": category,
+            "name": item.name.strip(),
+            "description": " ".join(item.description.split()),
+            "status": item.status,
+        }
+        differences = _differences(item.id, concept, wanted)
+        report.differences += differences
+        report.unchanged += not differences
+        return concept
+    now = known.aliases.get(item.id)
+    if now is not None:
+        report.differences.append(
+            f"{item.id}: renamed or merged by an editor, now {now.taxonomy_id} (kept)"
+        )
+        return now
+    concept = Concept.objects.create(
+        taxonomy_id=item.id,
+        category=category,
+        name=item.name.strip(),
+        description=" ".join(item.description.split()),
+        status=item.status,
+    )
+    known.concepts[item.id] = concept
+    report.created.append(item.id)
     return concept
 
 
-def _add_aliases(item: ConceptSpec, concept: Concept, aliases: dict[str, str], report) -> None:
+def _aliases_ensure(
+    item: ConceptSpec, concept: Concept, known: _KnownIds, report: TaxonomyLoadReport
+) -> None:
     for alias in item.aliases:
-        owner = aliases.get(alias)
-        if owner == item.id:
+        owner = known.aliases.get(alias)
+        if alias == concept.taxonomy_id or (owner is not None and owner.pk == concept.pk):
+            continue  # already resolves to this concept (an editor may have renamed it so)
+        if owner is not None or alias in known.concepts:
+            holder = owner.taxonomy_id if owner is not None else "its own concept"
+            report.differences.append(
+                f"alias {alias} of {item.id}: the database resolves it to {holder} (kept)"
+            )
             continue
-        if owner is not None:
-            raise TaxonomyError(f"alias {alias} of {item.id} already belongs to {owner}")
-        if Concept.objects.filter(taxonomy_id=alias).exists():
-            raise TaxonomyError(f"alias {alias} of {item.id} is the id of another concept")
         ConceptAlias.objects.create(alias=alias, concept=concept)
+        known.aliases[alias] = concept
         report.aliases_added.append(alias)
 
 
-def _retire_or_delete_missing(wanted: set[str], report: TaxonomyLoadReport) -> None:
-    # Proposed concepts wait for editors; retired ones stay as they are (an editor's merge
-    # or retirement is audited and may be reverted, so its concept must still exist).
-    leaving = Concept.objects.exclude(taxonomy_id__in=wanted).filter(status=Concept.Status.ACTIVE)
-    with_units = set(
-        AtomicUnit.objects.filter(concept__in=leaving).values_list("concept_id", flat=True)
+def _report_database_only(spec: TaxonomySpec, report: TaxonomyLoadReport) -> None:
+    """Living concepts the file does not name (approved bootstrap proposals, concepts taken
+    out of the file): kept, since retiring them is an editor's audited decision."""
+    named = {id_or_alias for id_or_alias, _ in _all_ids(spec)}
+    database_only = (
+        Concept.objects.exclude(status=Concept.Status.RETIRED)
+        .exclude(taxonomy_id__in=named)
+        .exclude(aliases__alias__in=named)
+        .order_by("taxonomy_id")
     )
-    for concept in leaving:
-        if concept.pk in with_units:
-            if concept.status != Concept.Status.RETIRED:
-                concept.status = Concept.Status.RETIRED
-                concept.save(update_fields=["status", "updated_at"])
-                report.retired.append(concept.taxonomy_id)
-        else:
-            report.deleted.append(concept.taxonomy_id)
-            concept.delete()
+    for concept in database_only:
+        report.differences.append(
+            f"{concept.taxonomy_id}: in the database ({concept.status}), not in the file (kept)"
+        )
 
 
-def _delete_empty_missing_categories(spec: TaxonomySpec) -> None:
-    slugs = [category.slug for category in spec.categories]
-    Category.objects.exclude(slug__in=slugs).filter(concepts__isnull=True).delete()
+def _differences(subject: str, instance, wanted: dict) -> list[str]:
+    """How `instance` differs from the file's `wanted` values, one line per field."""
+    lines = []
+    for name, value in wanted.items():
+        held = getattr(instance, name)
+        if held != value:
+            lines.append(
+                f"{subject}: {name} differs: database {_shown(held)}, file {_shown(value)} (kept)"
+            )
+    return lines
 
 
-def _assign_changed(instance, values: dict) -> bool:
-    changed = False
-    for name, value in values.items():
-        if getattr(instance, name) != value:
-            setattr(instance, name, value)
-            changed = True
-    return changed
+def _shown(value) -> str:
+    text = str(value)
+    return repr(text if len(text) <= 60 else text[:57] + "…")
 
 
 # --- export ------------------------------------------------------------------------------------
@@ -256,7 +268,8 @@ EXPORT_VERSION = 1
 
 def taxonomy_export() -> dict:
     """The database's taxonomy in the file's shape: categories in order, their active and
-    proposed concepts with aliases (retired concepts are left out, as import retires them)."""
+    proposed concepts with aliases (retired concepts are left out; an import of the file
+    leaves them retired)."""
     categories = []
     concepts = (
         Concept.objects.exclude(status=Concept.Status.RETIRED)
@@ -287,8 +300,6 @@ def taxonomy_export() -> dict:
 def taxonomy_dump(*, fmt: str = "yaml") -> str:
     data = taxonomy_export()
     if fmt == "json":
-        import json
-
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt != "yaml":
         raise TaxonomyError(f"format: yaml or json, not {fmt!r}")

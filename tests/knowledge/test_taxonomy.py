@@ -1,10 +1,18 @@
-"""load_taxonomy: idempotent, retires concepts that hold units, refuses bad files whole."""
+"""load_taxonomy: creates what is missing, never undoes what the database holds (editors'
+renames, edits, retirements, approvals, merges) but reports it, refuses bad files whole."""
 
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 
+from curation.services.taxonomy import (
+    concept_approve,
+    concept_edit,
+    concept_merge,
+    concept_rename,
+    concept_retire,
+)
 from knowledge.models import Category, Concept, ConceptAlias
 from knowledge.services.taxonomy import (
     DEFAULT_TAXONOMY_FILE,
@@ -36,6 +44,13 @@ categories:
         description: The charge for taking money out of a Lifetime ISA early.
 """
 
+NEW_CONCEPT = """
+      - id: isa.transfers
+        name: ISA transfers
+        description: Moving ISA savings from one provider to another.
+        aliases: [isa.transfer_rules]
+"""
+
 
 def load(text: str, **kwargs):
     return taxonomy_load(spec=taxonomy_parse(text=text), **kwargs)
@@ -63,32 +78,47 @@ def test_first_load_creates_then_second_load_changes_nothing():
     assert second.unchanged == 3
 
 
-def test_edit_in_file_updates_by_id():
+def test_edit_in_file_is_reported_and_the_database_kept():
     load(SMALL)
     report = load(SMALL.replace("Which children can", "Which children under 18 can"))
-    assert report.updated == ["isa.junior.eligibility"]
+    assert report.change_count == 0
+    assert report.unchanged == 2
+    assert any(
+        "isa.junior.eligibility: description" in line and "under 18" in line
+        for line in report.differences
+    )
     concept = Concept.objects.get(taxonomy_id="isa.junior.eligibility")
-    assert concept.description == "Which children under 18 can have a Junior ISA."
+    assert concept.description == "Which children can have a Junior ISA."
 
 
-def test_concept_with_units_is_retired_not_deleted_and_comes_back_active():
+def test_concepts_missing_from_the_file_are_kept_and_reported():
     load(SMALL)
-    concept = Concept.objects.get(taxonomy_id="isa.junior.eligibility")
-    unit = UnitFactory(concept=concept)
-    report = load(without(SMALL, "isa.junior.eligibility"))
-    assert report.retired == ["isa.junior.eligibility"]
-    concept.refresh_from_db()
-    assert concept.status == Concept.Status.RETIRED
-    unit.refresh_from_db()
-    assert unit.concept_id == concept.pk
-    assert load(SMALL).reinstated == ["isa.junior.eligibility"]
+    holding = Concept.objects.get(taxonomy_id="isa.junior.eligibility")
+    UnitFactory(concept=holding)
+    shorter = without(without(SMALL, "isa.junior.eligibility"), "isa.lifetime.withdrawal_penalty")
+    report = load(shorter)
+    assert report.change_count == 0
+    assert sorted(line.split(":")[0] for line in report.differences) == [
+        "isa.junior.eligibility",
+        "isa.lifetime.withdrawal_penalty",
+    ]
+    assert set(Concept.objects.values_list("status", flat=True)) == {Concept.Status.ACTIVE}
+    assert Concept.objects.count() == 3
 
 
-def test_concept_without_units_is_deleted_when_it_leaves_the_file():
+def test_what_the_file_adds_is_created_beside_what_the_database_keeps():
     load(SMALL)
-    report = load(without(SMALL, "isa.lifetime.withdrawal_penalty"))
-    assert report.deleted == ["isa.lifetime.withdrawal_penalty"]
-    assert not Concept.objects.filter(taxonomy_id="isa.lifetime.withdrawal_penalty").exists()
+    Concept.objects.filter(taxonomy_id="isa.allowance").update(name="Edited by an editor")
+    grown = SMALL + NEW_CONCEPT
+    grown = grown.replace(
+        "aliases: [isa.annual_allowance]", "aliases: [isa.annual_allowance, isa.yearly_limit]"
+    )
+    report = load(grown)
+    assert report.created == ["isa.transfers"]
+    assert sorted(report.aliases_added) == ["isa.transfer_rules", "isa.yearly_limit"]
+    assert Concept.objects.get(taxonomy_id="isa.allowance").name == "Edited by an editor"
+    assert ConceptAlias.objects.get(alias="isa.yearly_limit").concept.taxonomy_id == "isa.allowance"
+    assert load(grown).change_count == 0
 
 
 def test_proposed_concepts_from_bootstrap_are_left_alone():
@@ -127,14 +157,15 @@ def test_bad_files_are_refused_with_a_message_naming_the_problem(bad, message):
     assert Concept.objects.count() == 3
 
 
-def test_file_id_that_the_database_keeps_as_an_alias_is_refused_whole():
+def test_file_id_that_the_database_keeps_as_an_alias_is_reported_not_created_again():
     load(SMALL)
     concept = Concept.objects.get(taxonomy_id="isa.junior.eligibility")
     concept.taxonomy_id = "isa.junior.who_can_open"
     concept.save()
     ConceptAlias.objects.create(alias="isa.junior.eligibility", concept=concept)
-    with pytest.raises(TaxonomyError, match="renamed by an editor"):
-        load(SMALL)
+    report = load(SMALL)
+    assert report.change_count == 0
+    assert any("now isa.junior.who_can_open" in line for line in report.differences)
     assert not Concept.objects.filter(taxonomy_id="isa.junior.eligibility").exists()
 
 
@@ -155,5 +186,90 @@ def test_command_prints_changes_and_fails_cleanly_on_a_missing_file(tmp_path):
     assert "created: 3" in out.getvalue()
     call_command("load_taxonomy", file=path, stdout=(out := StringIO()))
     assert "0 changes" in out.getvalue()
+    path.write_text(SMALL.replace("name: ISA allowance", "name: The ISA allowance"))
+    call_command("load_taxonomy", file=path, stdout=(out := StringIO()))
+    assert "isa.allowance: name differs" in out.getvalue()
+    assert "0 changes, 2 concepts unchanged, 1 difference kept" in out.getvalue()
     with pytest.raises(CommandError, match="not found"):
         call_command("load_taxonomy", file=tmp_path / "missing.yaml")
+
+
+# --- a load after editors' work ------------------------------------------------------------
+
+EDITED_FILE = (
+    SMALL
+    + NEW_CONCEPT
+    + """
+      - id: isa.junior.transfers
+        name: Junior ISA transfers
+        description: Moving a Junior ISA from one provider to another.
+      - id: isa.flexible
+        name: Flexible ISAs
+        description: Paying back money taken out of a flexible ISA in the same year.
+        status: proposed
+"""
+)
+
+
+def test_a_load_after_editors_changes_keeps_every_change_and_reports_it(tmp_path, editor):
+    """The start of a container used to rerun the load: a rename made it fail, and edits,
+    retirements, approvals and merges were undone without an audit entry."""
+    path = tmp_path / "taxonomy.yaml"
+    path.write_text(EDITED_FILE)
+    call_command("load_taxonomy", file=path, stdout=StringIO())
+    concept = {c.taxonomy_id: c for c in Concept.objects.all()}
+    isa = Category.objects.get(slug="isa")
+    bootstrap = Concept.objects.create(
+        taxonomy_id="isa.bootstrap.mortgage_deposit",
+        name="Deposit",
+        category=isa,
+        description="Using a Lifetime ISA for a first home.",
+        status=Concept.Status.PROPOSED,
+    )
+    UnitFactory(concept=bootstrap)
+    concept_rename(
+        concept_id=concept["isa.allowance"].pk, new_id="isa.yearly_allowance", user=editor
+    )
+    concept_edit(
+        concept_id=concept["isa.junior.eligibility"].pk,
+        name="Who can have a Junior ISA",
+        description="Children under 18 living in the UK.",
+        user=editor,
+    )
+    concept_retire(concept_id=concept["isa.lifetime.withdrawal_penalty"].pk, user=editor)
+    concept_approve(concept_id=bootstrap.pk, user=editor)
+    concept_approve(concept_id=concept["isa.flexible"].pk, user=editor)
+    concept_merge(
+        concept_id=concept["isa.junior.transfers"].pk,
+        into_id=concept["isa.transfers"].pk,
+        user=editor,
+    )
+    before = sorted(
+        Concept.objects.values_list(
+            "pk", "taxonomy_id", "name", "description", "status", "category_id"
+        )
+    )
+    aliases = sorted(ConceptAlias.objects.values_list("alias", "concept_id"))
+
+    out = StringIO()
+    call_command("load_taxonomy", file=path, stdout=out)  # raises CommandError on failure
+
+    after = sorted(
+        Concept.objects.values_list(
+            "pk", "taxonomy_id", "name", "description", "status", "category_id"
+        )
+    )
+    assert after == before
+    assert sorted(ConceptAlias.objects.values_list("alias", "concept_id")) == aliases
+    printed = out.getvalue()
+    assert "taxonomy: 0 changes" in printed
+    for difference in [
+        "isa.allowance: renamed or merged by an editor, now isa.yearly_allowance",
+        "isa.junior.eligibility: name differs",
+        "isa.junior.eligibility: description differs",
+        "isa.lifetime.withdrawal_penalty: status differs: database 'retired', file 'active'",
+        "isa.flexible: status differs: database 'active', file 'proposed'",
+        "isa.junior.transfers: renamed or merged by an editor, now isa.transfers",
+        "isa.bootstrap.mortgage_deposit: in the database (active), not in the file",
+    ]:
+        assert difference in printed

@@ -49,7 +49,11 @@ def test_export_then_import_changes_nothing(curated_taxonomy, tmp_path, capsys, 
     assert exported["isa.bootstrap_proposal"]["status"] == "proposed"
 
 
-def test_an_edited_file_imports_its_changes_and_reports_them(curated_taxonomy, tmp_path, capsys):
+def test_an_edited_file_imports_only_what_is_new_and_reports_the_rest(
+    curated_taxonomy, tmp_path, capsys
+):
+    """Renames, edits and approvals belong to the editors' audited screens: an import
+    creates what the database lacks and reports where the file differs from it."""
     path = tmp_path / "taxonomy.yaml"
     call_command("export_taxonomy", file=path)
     data = yaml.safe_load(path.read_text())
@@ -58,14 +62,22 @@ def test_an_edited_file_imports_its_changes_and_reports_them(curated_taxonomy, t
     for category in data["categories"]:
         for item in category["concepts"]:
             item.pop("status", None)  # approve the proposal in the file
+    data["categories"][0]["concepts"].append(
+        {"id": "zz.new_concept", "name": "New", "description": "A concept new in the file."}
+    )
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     capsys.readouterr()
     call_command("import_taxonomy", str(path), dry_run=True)
-    assert "[dry run] taxonomy: 2 changes" in capsys.readouterr().out
-    assert Concept.objects.get(taxonomy_id=concept["id"]).name != "A clearer name"
+    printed = capsys.readouterr().out
+    assert "[dry run] taxonomy: 1 changes" in printed and "2 differences kept" in printed
+    assert not Concept.objects.filter(taxonomy_id="zz.new_concept").exists()
     call_command("import_taxonomy", str(path))
-    assert Concept.objects.get(taxonomy_id=concept["id"]).name == "A clearer name"
-    assert Concept.objects.get(taxonomy_id="isa.bootstrap_proposal").status == "active"
+    printed = capsys.readouterr().out
+    assert f"{concept['id']}: name differs" in printed
+    assert "isa.bootstrap_proposal: status differs: database 'proposed', file 'active'" in printed
+    assert Concept.objects.get(taxonomy_id=concept["id"]).name != "A clearer name"
+    assert Concept.objects.get(taxonomy_id="isa.bootstrap_proposal").status == "proposed"
+    assert Concept.objects.filter(taxonomy_id="zz.new_concept", status="active").exists()
 
 
 def test_a_merged_away_concept_survives_an_import(curated_taxonomy, tmp_path):

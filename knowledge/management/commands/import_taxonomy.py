@@ -5,8 +5,9 @@ from knowledge.management.commands.load_taxonomy import Command as LoadTaxonomy
 
 class Command(LoadTaxonomy):
     help = (
-        "Import a taxonomy file written by export_taxonomy (YAML or JSON), idempotently, "
-        "reporting what changed; the same rules as load_taxonomy."
+        "Import a taxonomy file written by export_taxonomy (YAML or JSON) with the rules of "
+        "load_taxonomy: creates what the database lacks, keeps what it holds, lists where "
+        "they differ; a round trip changes nothing."
     )
 
     def add_arguments(self, parser):
