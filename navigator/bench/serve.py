@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import httpx
 import numpy as np
@@ -139,11 +139,6 @@ def api_served(
 def _server_environment(questions_file: Path, *, embed: bool) -> dict[str, str]:
     """This process's environment with the production switches: DEBUG off, a secret of
     its own, this database by URL (so persistent connections, as production configures)."""
-    database = connection.settings_dict
-    host = quote(database["HOST"] or "", safe="")
-    user = quote(database["USER"] or "", safe="")
-    password = quote(database["PASSWORD"] or "", safe="")
-    credentials = f"{user}:{password}@" if password else f"{user}@"
     environment = {
         key: value for key, value in os.environ.items() if key not in ("NAVIGATOR_DEMO",)
     }
@@ -151,12 +146,27 @@ def _server_environment(questions_file: Path, *, embed: bool) -> dict[str, str]:
         DEBUG="false",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1",
-        DATABASE_URL=f"postgresql://{credentials}{host}:{database['PORT'] or 5432}/{database['NAME']}"
-        f"?application_name={APPLICATION_NAME}",
+        DATABASE_URL=database_url(connection.settings_dict, application_name=APPLICATION_NAME),
         DJANGO_SETTINGS_MODULE="navigator.settings",
         **{QUESTIONS_FILE: str(questions_file), EMBEDDER_MODE: "model" if embed else "lookup"},
     )
     return environment
+
+
+def database_url(database: dict, *, application_name: str) -> str:
+    """A libpq URL for the same connection: host, port and every OPTIONS entry (sslmode,
+    a socket directory given as `?host=`, ...) go in the query string, where libpq and
+    dj-database-url read them back whether the host is a name or a socket path."""
+    user = quote(database["USER"] or "", safe="")
+    password = quote(database["PASSWORD"] or "", safe="")
+    credentials = f"{user}:{password}@" if password else f"{user}@"
+    parameters = {key: str(value) for key, value in database.get("OPTIONS", {}).items()}
+    if database["HOST"]:
+        parameters["host"] = database["HOST"]
+    if database["PORT"]:
+        parameters["port"] = str(database["PORT"])
+    parameters["application_name"] = application_name
+    return f"postgresql://{credentials}/{quote(database['NAME'], safe='')}?{urlencode(parameters)}"
 
 
 def _wait_until_ready(base_url: str, process: subprocess.Popen) -> None:
