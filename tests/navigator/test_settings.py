@@ -1,11 +1,14 @@
 """Settings come from the environment through one helper that fails loudly."""
 
 import os
+import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from django.core.exceptions import ImproperlyConfigured
 
 from navigator.env import env_bool, env_float, env_int, env_list, env_str, env_url
@@ -85,8 +88,6 @@ def test_bad_setting_stops_django_with_a_clear_message():
 
 
 def test_every_variable_read_is_documented_in_env_example():
-    import re
-
     documented = set(
         re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M)
     )
@@ -112,3 +113,79 @@ def test_celery_runs_eagerly_without_redis(settings):
     if os.environ.get("REDIS_URL"):
         pytest.skip("REDIS_URL is set for this run")
     assert app.conf.task_always_eager is True
+
+
+# --- production security ------------------------------------------------------------------
+
+COMPOSE_VARIABLE = re.compile(r"\$\{(\w+)(?::([?-])([^}]*))?\}")
+
+
+def compose_app_environment(**given: str) -> dict[str, str]:
+    """The environment docker-compose.yml gives the app containers, its ${…} filled from
+    `given` (a required one missing is a test error) or from the file's own defaults."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+    def fill(match: re.Match) -> str:
+        name, kind, default = match.groups()
+        if name in given:
+            return given[name]
+        assert kind == "-", f"{name} is required by docker-compose.yml: give it in the test"
+        return default
+
+    return {
+        name: COMPOSE_VARIABLE.sub(fill, str(value))
+        for name, value in compose["x-app"]["environment"].items()
+    }
+
+
+def test_deploy_check_passes_without_a_warning_in_the_compose_environment():
+    environment = compose_app_environment(
+        SECRET_KEY=secrets.token_urlsafe(50),
+        POSTGRES_PASSWORD=secrets.token_urlsafe(20),
+        NAVIGATOR_HOST="navigator.example",
+    )
+    inherited = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG"}}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env={**inherited, **environment},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout, result.stdout + result.stderr
+
+
+def test_development_keeps_plain_http():
+    # The dev server and the browser tests' live server speak plain HTTP.
+    shown = django_setup_print(
+        "SECURE_SSL_REDIRECT, settings.SECURE_HSTS_SECONDS, settings.SESSION_COOKIE_SECURE",
+        DEBUG="true",
+    )
+    assert shown == "False 0 False"
+
+
+def test_the_proxy_header_is_trusted_only_when_told_so():
+    def proxy_header(**env) -> str:
+        return django_setup_print("SECURE_PROXY_SSL_HEADER", SECRET_KEY="x" * 50, **env)
+
+    assert proxy_header(DEBUG="false") == "None"
+    assert proxy_header(DEBUG="false", BEHIND_TLS_PROXY="true") == str(
+        ("HTTP_X_FORWARDED_PROTO", "https")
+    )
+
+
+def django_setup_print(setting: str, **env) -> str:
+    environment = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY"}}
+    code = f"import django; django.setup(); from django.conf import settings; print(settings.{setting})"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**environment, **env, "DJANGO_SETTINGS_MODULE": "navigator.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
