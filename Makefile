@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 MANAGE := $(BIN)/python manage.py
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install lint format serve clean-db
+.PHONY: demo test install browsers lint format serve clean-db
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,8 +22,24 @@ demo: install
 	$(MANAGE) demo_prepare
 	$(MANAGE) runserver 127.0.0.1:8000
 
+# The browser tests drive Debian's Chromium through Playwright (no downloaded browsers).
+# Installed here when missing, so that `make test` runs the whole suite on a fresh machine.
+CHROMIUM := /usr/bin/chromium
+browsers:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing Debian chromium for the browser tests"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+				apt-get install -y -qq chromium chromium-driver >/dev/null; \
+		else \
+			echo "The browser tests need Debian's Chromium at $(CHROMIUM)." >&2; \
+			echo "Install it as root: apt-get install chromium chromium-driver" >&2; \
+			exit 1; \
+		fi; \
+	fi
+
 test: export DEBUG = true
-test: install
+test: install browsers
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: install
