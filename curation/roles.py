@@ -1,5 +1,7 @@
-"""The two human roles and what each may do. Groups are created by migration 0001 and kept
-in step after every migrate (permissions added by later migrations join their group)."""
+"""The two human roles and what each may do: experts decide superseding pairs and sign units
+off, editors change the taxonomy, each only through the audited services of their screens.
+Groups are created by migration 0001 and kept in step after every migrate (permissions added
+by later migrations join their group)."""
 
 from __future__ import annotations
 
@@ -25,15 +27,12 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "curation.view_detectionrun",
         "curation.view_auditevent",
     ],
+    # The taxonomy screens' audited services need only `change_concept`; the admin's other
+    # change rights would be a way around them, so editors hold none (the admin also refuses
+    # everyone but superusers).
     EDITOR: [
         *_VIEW_KNOWLEDGE,
-        "knowledge.change_category",
-        "knowledge.add_concept",
         "knowledge.change_concept",
-        "knowledge.add_conceptalias",
-        "knowledge.change_conceptalias",
-        "knowledge.delete_conceptalias",
-        "knowledge.change_atomicunit",
         "curation.view_auditevent",
     ],
 }

@@ -39,8 +39,23 @@ class ReadOnlyAdmin(ViewOnlyAdmin):
         return False
 
 
+class SuperuserEditsOnly:
+    """The knowledge base itself (categories, concepts, aliases, units): editors and experts
+    change it through the audited services of their screens (renames keep an alias, sign-off
+    is the experts'), so here they may only look. Superusers keep the admin's full rights."""
+
+    def has_add_permission(self, request, *args) -> bool:
+        return request.user.is_superuser and super().has_add_permission(request, *args)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return request.user.is_superuser and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
+
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
+class CategoryAdmin(SuperuserEditsOnly, admin.ModelAdmin):
     list_display = ["order", "name", "slug", "concept_count"]
     list_display_links = ["name"]
     search_fields = ["name", "slug", "description"]
@@ -54,14 +69,14 @@ class CategoryAdmin(admin.ModelAdmin):
         return obj.concept_count
 
 
-class ConceptAliasInline(admin.TabularInline):
+class ConceptAliasInline(SuperuserEditsOnly, admin.TabularInline):
     model = ConceptAlias
     extra = 0
     readonly_fields = ["created_at"]
 
 
 @admin.register(Concept)
-class ConceptAdmin(admin.ModelAdmin):
+class ConceptAdmin(SuperuserEditsOnly, admin.ModelAdmin):
     list_display = ["taxonomy_id", "name", "category", "status", "unit_count"]
     list_filter = ["category", "status"]
     search_fields = ["taxonomy_id", "name", "description", "aliases__alias"]
@@ -79,7 +94,7 @@ class ConceptAdmin(admin.ModelAdmin):
 
 
 @admin.register(ConceptAlias)
-class ConceptAliasAdmin(admin.ModelAdmin):
+class ConceptAliasAdmin(SuperuserEditsOnly, admin.ModelAdmin):
     list_display = ["alias", "concept", "created_at"]
     search_fields = ["alias", "concept__taxonomy_id"]
     autocomplete_fields = ["concept"]
@@ -165,7 +180,7 @@ class UnitSightingInline(admin.TabularInline):
 
 
 @admin.register(AtomicUnit)
-class AtomicUnitAdmin(admin.ModelAdmin):
+class AtomicUnitAdmin(SuperuserEditsOnly, admin.ModelAdmin):
     list_display = [
         "concept",
         "ordinal",

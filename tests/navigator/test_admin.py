@@ -16,7 +16,7 @@ from knowledge.models import (
     UnitSighting,
 )
 from knowledge.services.ingest import ingest_job_create
-from navigator.models import QueryLog
+from navigator.models import AccessEvent, QueryLog
 from navigator.services import api_token_create
 from tests.factories import SnapshotFactory, UnitFactory
 
@@ -45,6 +45,7 @@ def one_of_each(db):
     QualityFlag.objects.create(unit=unit, kind="superseded_snapshot", reason="newer version")
     token, _ = api_token_create(name="admin test")
     QueryLog.objects.create(token=token, endpoint="/api/v1/search", status_code=200, query="isa")
+    AccessEvent.objects.create(kind="login_failed", username="root", client_address="192.0.2.1")
     detection = DetectionRun.objects.create(provider="heuristic")
     SupersedingCandidate.objects.create(
         older=unit, newer=UnitFactory(concept=unit.concept), concept=unit.concept, run=detection,
@@ -105,9 +106,12 @@ def test_domain_expert_can_view_units_but_not_edit_concepts(client, expert, one_
     assert client.get(reverse("admin:knowledge_concept_add")).status_code == 403
 
 
-def test_editor_can_add_concepts(client, editor, one_of_each):
+def test_editor_views_concepts_but_changes_them_on_the_taxonomy_screens(
+    client, editor, one_of_each
+):
     client.force_login(editor)
-    assert client.get(reverse("admin:knowledge_concept_add")).status_code == 200
+    assert client.get(reverse("admin:knowledge_concept_changelist")).status_code == 200
+    assert client.get(reverse("admin:knowledge_concept_add")).status_code == 403
 
 
 def test_snapshots_are_read_only_even_for_a_superuser(client, superuser, one_of_each):
