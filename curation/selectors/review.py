@@ -1,5 +1,5 @@
 """Reads for the superseding review: the queue of pending pairs and its filters, the progress
-and decisions-per-day figures, and the decision log."""
+and decisions-per-day figures, the decision log, and who signed units off."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from curation.models import AuditEvent, SupersedingCandidate
+from curation.services.signoff import SIGNOFF_ACTION
 from knowledge.models import Category
 
 REVIEW_LIST_LIMIT = 50
@@ -52,6 +53,15 @@ class ReviewProgress:
     @property
     def percent(self) -> int:
         return round(100 * self.decided / self.total) if self.total else 100
+
+
+@dataclass(frozen=True)
+class Signoff:
+    """Who signed a unit off and when, from the audit event that can undo it."""
+
+    by: str
+    at: dt.datetime
+    event_id: int
 
 
 @dataclass(frozen=True)
@@ -188,3 +198,27 @@ def decision_events_recent(*, limit: int = DECISION_LOG_LIMIT) -> list[AuditEven
             "-created_at", "-id"
         )[:limit]
     )
+
+
+def unit_signoffs(*, unit_ids: list[int]) -> dict[int, Signoff]:
+    """The standing sign-off (latest, not reverted) of each of the units that has one, in
+    one query."""
+    events = (
+        AuditEvent.objects.filter(
+            action=SIGNOFF_ACTION,
+            target_type="atomicunit",
+            target_id__in=unit_ids,
+            reverted_by__isnull=True,
+        )
+        .select_related("actor")
+        .order_by("target_id", "-created_at", "-id")
+        .distinct("target_id")
+    )
+    return {
+        event.target_id: Signoff(
+            by=event.actor.get_username() if event.actor else "someone",
+            at=event.created_at,
+            event_id=event.pk,
+        )
+        for event in events
+    }
