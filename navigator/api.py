@@ -13,11 +13,10 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from ninja import NinjaAPI
+from ninja import NinjaAPI, Path
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 from ninja.responses import Status
 from ninja.security import HttpBearer
-from ninja.throttling import AuthRateThrottle
 
 from knowledge import selectors
 from knowledge.models import AtomicUnit
@@ -32,15 +31,33 @@ from navigator.schemas import (
     SearchOut,
     UnitOut,
 )
+from navigator.throttling import AuthFailureLimit, TokenRateThrottle, client_ip
+
+AUTH_FAILURES = AuthFailureLimit(settings.API_AUTH_FAILURE_RATE)
+# Per token, counted in the shared cache; unauthenticated callers are refused before it.
+TOKEN_THROTTLE = TokenRateThrottle(settings.API_THROTTLE_RATE)
+
+
+class TooManyAuthFailures(HttpError):
+    def __init__(self, wait: int):
+        self.wait = wait
+        super().__init__(429, f"too many failed authentications from this address: retry in {wait} s")  # fmt: skip
 
 
 class TokenAuth(HttpBearer):
+    """The gate of every authenticated call. Before the token is looked up: the body's
+    declared size (refused unread) and the address's recent failed authentications."""
+
+    def __call__(self, request: HttpRequest):
+        if int(request.META.get("CONTENT_LENGTH") or 0) > settings.API_MAX_BODY_BYTES:
+            raise HttpError(413, f"body: larger than {settings.API_MAX_BODY_BYTES} bytes")
+        if AUTH_FAILURES.blocked(request):
+            raise TooManyAuthFailures(AUTH_FAILURES.seconds_left())
+        return super().__call__(request)
+
     def authenticate(self, request: HttpRequest, token: str):
         return services.api_token_authenticate(raw=token)
 
-
-# Per token (its hash is the cache key); anonymous callers are refused before this matters.
-TOKEN_THROTTLE = AuthRateThrottle(settings.API_THROTTLE_RATE)
 
 api = NinjaAPI(
     title="Navigator API",
@@ -59,6 +76,20 @@ def _log(request, *, status: int, **fields) -> None:
         endpoint=request.path[:100],
         status_code=status,
         **fields,
+    )
+
+
+def _refused(request, status: int, detail: str):
+    """A refused authentication: one log row per address, kind and window counts them all,
+    so a flood of bad tokens grows a counter, not the log."""
+    services.query_log_count_repeat(
+        group=AUTH_FAILURES.window_key(request, status),
+        window_seconds=AUTH_FAILURES.counter.duration,
+        endpoint=request.path[:100], status_code=status, outcome="invalid", error=detail,
+        client_address=client_ip(request),
+    )  # fmt: skip
+    return api.create_response(
+        request, {"outcome": "invalid", "detail": detail, "fields": []}, status=status
     )
 
 
@@ -92,7 +123,15 @@ def on_search_error(request, exc: SearchError):
 
 @api.exception_handler(AuthenticationError)
 def on_auth_error(request, exc):
-    return _error(request, 401, "a valid API token is required: Authorization: Bearer <token>")
+    AUTH_FAILURES.record_failure(request)
+    return _refused(request, 401, "a valid API token is required: Authorization: Bearer <token>")
+
+
+@api.exception_handler(TooManyAuthFailures)
+def on_too_many_auth_failures(request, exc: TooManyAuthFailures):
+    response = _refused(request, 429, str(exc))
+    response["Retry-After"] = str(exc.wait)
+    return response
 
 
 @api.exception_handler(HttpError)
@@ -146,6 +185,8 @@ class LoggedAfterSending(HttpResponse):
 )
 def concept(request, taxonomy_id: str, include_historical: bool = False):
     """An old id kept as an alias answers with the current concept and says so."""
+    if "\x00" in taxonomy_id:  # PostgreSQL text cannot hold it
+        raise HttpError(422, "taxonomy_id: must not contain a NUL byte")
     found, alias = selectors.concept_resolve(taxonomy_id=taxonomy_id)
     if found is None:
         raise HttpError(404, f"taxonomy_id: no concept or alias {taxonomy_id!r}")
@@ -176,7 +217,7 @@ def categories(request):
 
 
 @api.get("/units/{unit_id}", response={200: UnitOut, 404: ErrorOut}, summary="One unit")
-def unit(request, unit_id: int):
+def unit(request, unit_id: int = Path(..., ge=1, le=2**63 - 1)):  # a bigint
     found = get_object_or_404(
         AtomicUnit.objects.alive().select_related("source", "snapshot").with_sightings(),
         pk=unit_id,

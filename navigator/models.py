@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from django.conf import settings
 from django.db import models
 
 
@@ -49,6 +50,11 @@ class QueryLog(models.Model):
     error = models.TextField(blank=True)
     result_concepts = models.JSONField(default=list, blank=True)
     timings_ms = models.JSONField(default=dict, blank=True)
+    # Failed authentications from one address within one window share a row and count,
+    # so that a flood of bad tokens cannot grow the log without bound.
+    client_address = models.GenericIPAddressField(null=True, blank=True)
+    repeats = models.PositiveIntegerField(default=1, help_text="Calls this row stands for")
+    last_repeat_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -56,3 +62,34 @@ class QueryLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.endpoint} {self.status_code} {self.outcome}"
+
+
+class AccessEvent(models.Model):
+    """Who got in or failed to, and what was done to credentials and the query log.
+
+    Kept apart from curation's AuditEvent, whose events are revertible changes to the
+    knowledge base: a failed login has no record it changed and often no user at all."""
+
+    KINDS = [
+        ("login", "login"),
+        ("login_failed", "failed login"),
+        ("login_throttled", "login refused after repeated failures"),
+        ("token_created", "API token created"),
+        ("token_revoked", "API token revoked"),
+        ("query_log_purged", "query log purged"),
+    ]
+
+    kind = models.CharField(max_length=30, choices=KINDS)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    username = models.CharField(max_length=150, blank=True, help_text="As typed, for logins")
+    client_address = models.GenericIPAddressField(null=True, blank=True)
+    detail = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.username or self.actor_id or ''}".strip()

@@ -33,8 +33,11 @@ class SearchIn(Schema):
         le=1,
         description="Similarity a result needs to count as good (default per embedding model)",
     )
-    min_results: int = Field(
-        3, ge=0, le=50, description="Top up to this many from below-quality results"
+    min_results: int | None = Field(
+        None,
+        ge=0,
+        le=50,
+        description="Top up to this many from below-quality results (default min(3, k))",
     )
     categories: list[str] = Field(
         default_factory=list, max_length=23, description="Category slugs to search in"
@@ -56,6 +59,17 @@ class SearchIn(Schema):
             raise ValueError("must contain words, not only spaces")
         return value
 
+    @field_validator("query", "categories")
+    @classmethod
+    def _storable_text(cls, value: str | list[str]) -> str | list[str]:
+        # PostgreSQL text cannot hold them: refused here, not by the database.
+        for text in [value] if isinstance(value, str) else value:
+            if "\x00" in text:
+                raise ValueError("must not contain a NUL byte")
+            if not text.isascii() and not _encodable(text):
+                raise ValueError("must be valid Unicode (no lone surrogates)")
+        return value
+
     @field_validator("as_of")
     @classmethod
     def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
@@ -67,9 +81,19 @@ class SearchIn(Schema):
     def _floor_not_above_quality(self) -> SearchIn:
         if self.floor is not None and self.quality is not None and self.floor > self.quality:
             raise ValueError("floor must not be above quality")
+        if self.min_results is None:
+            self.min_results = min(3, self.k)
         if self.min_results > self.k:
             raise ValueError("min_results must not be above k")
         return self
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class ValueOut(Out):

@@ -3,6 +3,7 @@
 See `.env.example` for every variable, its default and its meaning.
 """
 
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -43,6 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "template_partials",
     "django_htmx",
+    "ninja",  # serves Swagger UI's files itself: the API docs work without internet
     "knowledge",
     "curation",
     "navigator",
@@ -109,6 +111,56 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=3, minute=15),
     },
 }
+
+# --- Cache ------------------------------------------------------------------------------
+
+# Rate-limit counters live here, so they must be shared by every web process and survive a
+# restart: Redis when configured; otherwise (the embedded default, one process) local memory.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "navigator",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- API limits -------------------------------------------------------------------------
+
+
+def _rate(name: str, default: str) -> str:
+    """A rate such as 60/m or 5/15m: calls per s, m, h or d (ninja's notation)."""
+    value = env_str(name, default)
+    if not re.fullmatch(r"[1-9]\d*/\d*(s|sec|m|min|h|hour|d|day)", value):
+        raise ImproperlyConfigured(f"{name}={value!r} is not valid: expected a rate like 60/m")
+    return value
+
+
+# Failed API authentications per client address before the address is refused (429) for
+# the rest of the window, ahead of any token lookup.
+API_AUTH_FAILURE_RATE = _rate("API_AUTH_FAILURE_RATE", "10/m")
+# A search body is a question of at most 2,000 characters and a few options: 16 KiB holds
+# it with room for JSON escapes; anything larger is refused before it is read.
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 16_384, minimum=1024)
+# Failed admin logins per user name and client address before that pair is refused.
+ADMIN_LOGIN_FAILURE_RATE = _rate("ADMIN_LOGIN_FAILURE_RATE", "5/15m")
+
+# --- Query log retention ----------------------------------------------------------------
+
+# The questions users type are personal data: rows older than this are deleted nightly.
+QUERY_LOG_RETENTION_DAYS = env_int("QUERY_LOG_RETENTION_DAYS", 90, minimum=1)
+CELERY_BEAT_SCHEDULE["purge-query-log-nightly"] = {
+    "task": "navigator.tasks.purge_query_log",
+    "schedule": crontab(hour=3, minute=45),
+}
+
+# --- Warm-up ----------------------------------------------------------------------------
+
+# Web (navigator.wsgi) and worker processes load the embedding model as they start, so the
+# first search does not wait seconds for it. The test suite and CLI commands never load it.
+EMBEDDINGS_WARM_ON_START = env_bool("EMBEDDINGS_WARM_ON_START", True)
 
 # --- LLM --------------------------------------------------------------------------------
 
