@@ -29,6 +29,16 @@ urlpatterns = [
     path("review/pairs/<int:candidate_id>/", review.review_pair, name="review-pair"),
     path("review/pairs/<int:candidate_id>/decide/", review.review_decide, name="review-decide"),
     path("review/bulk-approve/", review.review_bulk_approve, name="review-bulk-approve"),
+    path(
+        "review/units/<int:unit_id>/signoff/",
+        review.review_unit_signoff,
+        name="review-unit-signoff",
+    ),
+    path(
+        "review/signoffs/<int:event_id>/revert/",
+        review.review_signoff_revert,
+        name="review-signoff-revert",
+    ),
     path("review/decisions/", decisions.decisions, name="review-decisions"),
     path(
         "review/decisions/<int:event_id>/revert/",

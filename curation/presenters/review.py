@@ -1,5 +1,5 @@
 """What the review queue shows of a pair: the two units side by side with their word diff,
-their values and statuses, and why one counts as the newer."""
+their values, statuses and sign-offs, and why one counts as the newer."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString
 from curation.models import SupersedingCandidate
 from curation.presenters.worddiff import segments_html, word_diff
 from curation.selectors.jobs import provider_label
+from curation.selectors.review import Signoff, unit_signoffs
 from knowledge.models import AtomicUnit
 from knowledge.textfacts import amount_text
 
@@ -50,10 +51,19 @@ class UnitSide:
     value: str
     status: str
     evidence_url: str
+    signoff: Signoff | None = None
 
     @property
     def removed(self) -> bool:
         return self.unit.deleted_at is not None
+
+    @property
+    def signed_off(self) -> bool:
+        return self.unit.review_status == AtomicUnit.ReviewStatus.APPROVED
+
+    @property
+    def may_sign_off(self) -> bool:
+        return self.unit.review_status == AtomicUnit.ReviewStatus.PENDING and not self.removed
 
 
 @dataclass(frozen=True)
@@ -73,17 +83,20 @@ class PairView:
 def pair_view(candidate: SupersedingCandidate, *, today: dt.date | None = None) -> PairView:
     today = today or timezone.localdate()
     old_segments, new_segments = word_diff(candidate.older.text, candidate.newer.text)
+    signoffs = unit_signoffs(unit_ids=[candidate.older_id, candidate.newer_id])
     return PairView(
         candidate=candidate,
-        older=_side(candidate.older, segments_html(old_segments, tag="del"), today),
-        newer=_side(candidate.newer, segments_html(new_segments, tag="ins"), today),
+        older=_side(candidate.older, segments_html(old_segments, tag="del"), today, signoffs),
+        newer=_side(candidate.newer, segments_html(new_segments, tag="ins"), today, signoffs),
         adjudicator_label=provider_label(candidate.adjudicator),
         is_llm=candidate.adjudicator != "heuristic",
         newer_basis=newer_basis_label(candidate.newer_basis),
     )
 
 
-def _side(unit: AtomicUnit, diff_html: SafeString, today: dt.date) -> UnitSide:
+def _side(
+    unit: AtomicUnit, diff_html: SafeString, today: dt.date, signoffs: dict[int, Signoff]
+) -> UnitSide:
     status = "removed" if unit.deleted_at else unit.temporal_status_on(today).value
     return UnitSide(
         unit=unit,
@@ -91,6 +104,7 @@ def _side(unit: AtomicUnit, diff_html: SafeString, today: dt.date) -> UnitSide:
         value=value_label(unit),
         status=status,
         evidence_url=evidence_url(unit),
+        signoff=signoffs.get(unit.pk) if unit.review_status == "approved" else None,
     )
 
 

@@ -1,5 +1,5 @@
 """The domain experts' review queue: superseding pairs one at a time, decided one by one or
-approved in bulk.
+approved in bulk; either unit of the pair signed off (and the sign-off undone) in place.
 
 htmx requests get the named partial they swap; the same URLs answer a plain browser with the
 whole page (a decision then redirects back to the queue with a message).
@@ -16,11 +16,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from curation.forms.review import BulkApproveForm, DecisionForm, ReviewFilterForm
-from curation.models import SupersedingCandidate
+from curation.models import AuditEvent, SupersedingCandidate
 from curation.presenters.chart import decisions_chart
 from curation.presenters.review import pair_view
 from curation.selectors import review as selectors
-from curation.services import superseding
+from curation.services import signoff, superseding
+from curation.services.audit import RevertRefused
 from curation.services.superseding import AlreadyDecided, DecisionRefused
 from curation.views.access import (
     Notice,
@@ -28,7 +29,9 @@ from curation.views.access import (
     expert_required,
     is_fragment_request,
     notice_message,
+    signed_in_and,
 )
+from knowledge.models import AtomicUnit
 
 REVIEW_TEMPLATE = "curation/review.html"
 DECIDE = {
@@ -37,6 +40,7 @@ DECIDE = {
     "flag": superseding.candidate_flag_for_deletion,
 }
 DONE = {"approve": "Approved", "reject": "Rejected", "flag": "Flagged for deletion"}
+signer_required = signed_in_and(signoff.require_signer)
 
 
 @require_GET
@@ -132,6 +136,42 @@ def _bulk_notice(outcome: superseding.BulkOutcome) -> Notice:
     return Notice(level, text + ".", details=details)
 
 
+@require_POST
+@signer_required
+def review_unit_signoff(request: HttpRequest, unit_id: int) -> HttpResponse:
+    """Sign off one unit of the pair shown; the same pair stays on the screen."""
+    note = request.POST.get("note", "")  # its length and characters are the service's to refuse
+    try:
+        event = signoff.unit_signoff(unit_id=unit_id, user=request.user, note=note)
+    except AtomicUnit.DoesNotExist:
+        raise Http404("No such unit.") from None
+    except signoff.SignoffRefused as exc:
+        notice = Notice("error", f"Unit {unit_id} was not signed off: {exc}")
+    else:
+        notice = Notice("success", f"{event.summary}.")
+    return _after_signoff_post(request, notice)
+
+
+@require_POST
+@signer_required
+def review_signoff_revert(request: HttpRequest, event_id: int) -> HttpResponse:
+    try:
+        revert = signoff.unit_signoff_revert(event_id=event_id, user=request.user)
+    except AuditEvent.DoesNotExist:
+        raise Http404("No such sign-off.") from None
+    except (RevertRefused, signoff.SignoffRefused) as exc:
+        notice = Notice("error", f"Sign-off {event_id} was not undone: {exc}")
+    else:
+        notice = Notice("success", f"{revert.summary}; the unit is pending sign-off again.")
+    return _after_signoff_post(request, notice)
+
+
+def _after_signoff_post(request, notice: Notice) -> HttpResponse:
+    """The workspace again with the pair the sign-off was made from (read after it)."""
+    filters = ReviewFilterForm(request.POST).filters()
+    return _after_post(request, filters, _requested_pair(request.POST.get("pair")), notice)
+
+
 def _after_post(request, filters, current, notice: Notice) -> HttpResponse:
     """htmx: the refreshed workspace (next pair, progress, chart, notice). Plain form post:
     back to the queue (same filters, that pair) with the notice as a message."""
@@ -148,7 +188,8 @@ def _with_query(url: str, params: list[tuple[str, object]]) -> str:
 
 
 def _requested_pair(raw: str | None) -> SupersedingCandidate | None:
-    if not raw or not raw.isdigit():
+    # ASCII digits only: "²".isdigit() is true, but int("²") fails.
+    if not raw or not (raw.isascii() and raw.isdigit()):
         return None
     try:
         return selectors.candidate_for_review(candidate_id=int(raw))

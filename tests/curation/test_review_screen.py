@@ -569,3 +569,95 @@ def test_screens_are_linked_from_the_home_page_and_the_jobs_screen(client, exper
     client.force_login(expert)
     jobs = page_of(client.get("/curation/jobs/"))
     assert REVIEW_URL in jobs and DECISIONS_URL in jobs
+
+
+# --- signing units off ------------------------------------------------------------------------
+
+
+def signoff_url(unit) -> str:
+    return reverse("curation:review-unit-signoff", args=[unit.pk])
+
+
+def signoff_revert_url(event) -> str:
+    return reverse("curation:review-signoff-revert", args=[event.pk])
+
+
+def test_each_unit_of_the_pair_can_be_signed_off_from_the_screen(expert_client, pa_pair):
+    page = page_of(expert_client.get(REVIEW_URL))
+    assert page.count("Pending sign-off") == 2
+    for unit in (pa_pair.older, pa_pair.newer):
+        assert f'hx-post="{signoff_url(unit)}"' in page
+        assert f"Sign off unit {unit.pk}" in page
+
+
+def test_signing_off_shows_who_and_when_and_can_be_undone(expert_client, expert, pa_pair):
+    newer = pa_pair.newer
+    data = {"pair": pa_pair.pk, "note": "figure checked"}
+    page = page_of(expert_client.post(signoff_url(newer), data, **HTMX))
+    newer.refresh_from_db()
+    assert newer.review_status == AtomicUnit.ReviewStatus.APPROVED
+    event = AuditEvent.objects.get(action="signoff.unit")
+    assert (event.actor, event.target_id, event.note) == (expert, newer.pk, "figure checked")
+    assert 'id="review-workspace"' in page and f"Signed off unit {newer.pk}" in page
+    when = timezone.localtime(event.created_at).strftime("%Y-%m-%d %H:%M")
+    assert f"Signed off by <strong>expert1</strong> at {when}" in page
+    assert f'hx-post="{signoff_revert_url(event)}"' in page
+    assert page.count("Pending sign-off") == 1  # the older unit still waits
+
+    page = page_of(expert_client.post(signoff_revert_url(event), {"pair": pa_pair.pk}, **HTMX))
+    newer.refresh_from_db()
+    assert newer.review_status == AtomicUnit.ReviewStatus.PENDING
+    assert AuditEvent.objects.get(action="signoff.unit.revert").reverts == event
+    assert page.count("Pending sign-off") == 2
+
+
+def test_a_refused_sign_off_says_why_on_the_screen(expert_client, other_expert, pa_pair):
+    from curation.services.signoff import unit_signoff
+
+    unit_signoff(unit_id=pa_pair.older.pk, user=other_expert)
+    page = page_of(expert_client.post(signoff_url(pa_pair.older), {"pair": pa_pair.pk}, **HTMX))
+    assert f"Unit {pa_pair.older.pk} was not signed off: " in page
+    assert "already signed off by alice" in page
+    page = page_of(expert_client.post(signoff_url(pa_pair.newer), {"note": "x" * 2001}, **HTMX))
+    assert "note: at most 2000 characters" in page
+    assert (
+        expert_client.post(reverse("curation:review-unit-signoff", args=[999_999])).status_code
+        == 404
+    )
+
+
+def test_a_plain_sign_off_post_redirects_back_to_the_pair_with_a_message(expert_client, pa_pair):
+    response = expert_client.post(signoff_url(pa_pair.older), {"pair": pa_pair.pk})
+    assert response.status_code == 302
+    assert response["Location"] == f"{REVIEW_URL}?pair={pa_pair.pk}"
+    page = page_of(expert_client.get(response["Location"]))
+    assert f"Signed off unit {pa_pair.older.pk}" in page
+
+
+def test_editors_may_not_sign_off_or_undo_a_sign_off(client, editor, expert, pa_pair):
+    from curation.services.signoff import unit_signoff
+
+    event = unit_signoff(unit_id=pa_pair.older.pk, user=expert)
+    client.force_login(editor)
+    assert client.post(signoff_url(pa_pair.newer), {"pair": pa_pair.pk}, **HTMX).status_code == 403
+    assert client.post(signoff_revert_url(event), **HTMX).status_code == 403
+    statuses = AtomicUnit.objects.filter(pk__in=[pa_pair.older.pk, pa_pair.newer.pk])
+    assert dict(statuses.values_list("pk", "review_status")) == {
+        pa_pair.older.pk: "approved",
+        pa_pair.newer.pk: "pending",
+    }
+
+
+def test_signing_off_needs_a_csrf_token(expert, pa_pair):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(expert)
+    assert client.post(signoff_url(pa_pair.newer), {"pair": pa_pair.pk}, **HTMX).status_code == 403
+    pa_pair.newer.refresh_from_db()
+    assert pa_pair.newer.review_status == "pending"
+
+
+def test_a_pair_id_that_is_not_a_plain_number_is_ignored_not_a_500(expert_client, pa_pair):
+    """ "²".isdigit() is true but int("²") fails."""
+    assert expert_client.get(REVIEW_URL, {"pair": "²"}).status_code == 200
+    response = expert_client.post(signoff_url(pa_pair.newer), {"pair": "²"}, **HTMX)
+    assert response.status_code == 200
