@@ -4,9 +4,10 @@ knowledge.services.extract)."""
 
 from __future__ import annotations
 
-from celery import chain, group, shared_task
+from celery import chain, chord, group, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 
-from knowledge.services import ingest
+from knowledge.services import ingest, sweep
 
 
 class RetryableExtractionFailure(Exception):
@@ -17,25 +18,38 @@ class RetryableExtractionFailure(Exception):
 def ingest_page(job_id: int, ref: str) -> str:
     """Fetch and store one page. No Celery retry: the gov.uk client already retried the fetch
     with backoff (honouring Retry-After), so a page that still fails is recorded as failed and
-    the next refresh is its next try."""
-    item = ingest.ingest_item_run(job_id=job_id, ref=ref)
+    the next refresh is its next try. A page that outlives the soft time limit is failed
+    with the reason (its half-done transaction rolled back); a worker lost mid-page puts
+    the task back on the queue (acks_late, CELERY_TASK_REJECT_ON_WORKER_LOST)."""
+    try:
+        item = ingest.ingest_item_run(job_id=job_id, ref=ref)
+    except SoftTimeLimitExceeded:
+        reason = f"{ingest.WORKER_LOST}: the task's soft time limit passed"
+        item = ingest.ingest_item_fail(job_id=job_id, ref=ref, reason=reason)
     ingest.ingest_job_refresh(job_id=job_id)
     return item.outcome
 
 
 @shared_task
 def ingest_batch(job_id: int, extract: bool = False) -> None:
-    """Fan out one task per page; with `extract`, each page runs the whole pipeline."""
+    """Fan out one task per page; with `extract`, fetch and extract each page, then embed
+    once after the last one, so that a refresh starts one superseding-detector run."""
     job = ingest.IngestJob.objects.get(pk=job_id)
     if extract:
-        group(page_pipeline(job_id, ref) for ref in job.refs).apply_async()
+        fetch_and_extract = [page_fetch_extract(job_id, ref) for ref in job.refs]
+        chord(fetch_and_extract)(embed_units.si())
     else:
         group(ingest_page.s(job_id, ref) for ref in job.refs).apply_async()
 
 
+def page_fetch_extract(job_id: int, ref: str):
+    """fetch → pass 1 + pass 2 of one page, as one Celery chain."""
+    return chain(ingest_page.si(job_id, ref), extract_ingested.si(job_id, ref))
+
+
 def page_pipeline(job_id: int, ref: str):
-    """fetch → pass 1 + pass 2 → embed, as one Celery chain for one page."""
-    return chain(ingest_page.si(job_id, ref), extract_ingested.si(job_id, ref), embed_units.si())
+    """fetch → pass 1 + pass 2 → embed, as one Celery chain for a page on its own."""
+    return page_fetch_extract(job_id, ref) | embed_units.si()
 
 
 @shared_task(acks_late=True)
@@ -50,12 +64,20 @@ def extract_ingested(job_id: int, ref: str) -> str:
         return snapshot_extract(snapshot_id=item.snapshot_id).status
     except ExtractionFailed as exc:
         return exc.run.status
+    except SoftTimeLimitExceeded:  # the run is failed with the reason; the job's embedding
+        return "failed"  # pass, waiting for every page, still runs
 
 
 @shared_task
 def fetch_source(source_id: int) -> None:
     job = ingest.source_fetch_job_create(source_id=source_id)
     ingest_page.delay(job.pk, job.refs[0])
+
+
+@shared_task
+def sweep_stale_work() -> str:
+    """Fail the pages and runs a lost or timed-out worker left running (beat, idempotent)."""
+    return str(sweep.stale_work_sweep())
 
 
 @shared_task

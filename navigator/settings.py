@@ -104,11 +104,23 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - max(1, CELERY_TASK_TIME_LIMIT // 10)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A task whose worker process died (killed, out of memory) goes back to the queue instead of
+# being acknowledged as failed: only acks_late tasks are affected, and those are idempotent.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Work still "running" with no progress for this long was lost with its worker (or outlived
+# its time limit): the sweeper fails it with a reason. Never shorter than a task may run.
+JOB_STALE_AFTER_SECONDS = env_int(
+    "JOB_STALE_AFTER_SECONDS", max(3600, CELERY_TASK_TIME_LIMIT), minimum=CELERY_TASK_TIME_LIMIT
+)
 CELERY_BEAT_SCHEDULE = {
     # Freshness check: re-fetch every Content API source; changed pages get new snapshots.
     "refresh-sources-nightly": {
         "task": "knowledge.tasks.refresh_all_sources",
         "schedule": crontab(hour=3, minute=15),
+    },
+    "sweep-stale-work": {
+        "task": "knowledge.tasks.sweep_stale_work",
+        "schedule": crontab(minute="*/10"),
     },
 }
 

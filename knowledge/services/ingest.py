@@ -271,6 +271,41 @@ def ingest_job_refresh(*, job_id: int) -> IngestJob:
     return job
 
 
+WORKER_LOST = "worker lost or timed out"
+
+
+def ingest_item_fail(*, job_id: int, ref: str, reason: str) -> IngestItem:
+    """Record one page as failed unless it already has an item (whose result then stands)."""
+    item, _ = IngestItem.objects.get_or_create(
+        job_id=job_id, ref=ref, defaults={"outcome": Outcome.FAILED, "reason": reason}
+    )
+    return item
+
+
+def ingest_job_close(*, job_id: int, reason: str) -> int:
+    """Fail every page of a job that has no item yet, with `reason`, and finish the job.
+
+    Returns how many pages were failed; closing a closed job changes nothing. A lost task
+    that still ends later finds its page's failed item: its own snapshot and item are
+    refused together by the unique (job, ref) row, so nothing is half-written.
+    """
+    with transaction.atomic():
+        job = IngestJob.objects.select_for_update().get(pk=job_id)
+        done = set(job.items.values_list("ref", flat=True))
+        missing = [ref for ref in job.refs if ref not in done]
+        IngestItem.objects.bulk_create(
+            [
+                IngestItem(job=job, ref=ref, outcome=Outcome.FAILED, reason=reason)
+                for ref in missing
+            ],
+            ignore_conflicts=True,
+        )
+        IngestJob.objects.filter(pk=job_id, status=IngestJob.Status.RUNNING).update(
+            status=IngestJob.Status.FINISHED, finished_at=timezone.now()
+        )
+    return len(missing)
+
+
 def ingest_job_progress(*, job_id: int) -> dict:
     job = IngestJob.objects.get(pk=job_id)
     counts = dict(job.items.values_list("outcome").annotate(n=Count("id")))
