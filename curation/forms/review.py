@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
+from curation.forms.fields import IdListField
 from curation.selectors.review import ReviewFilters
 
 DECISIONS = ("approve", "reject", "flag")
@@ -31,19 +33,38 @@ class ReviewFilterForm(forms.Form):
         )
 
 
+class ServiceCheckedNote(forms.CharField):
+    """A note whose length and characters (NUL included) are the service's to refuse
+    (DecisionRefused), so a refused note is said one way, naming the note."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, strip=True, **kwargs)
+        self.validators = []
+
+
 class DecisionForm(forms.Form):
-    # The note's length is the service's to refuse (DecisionRefused), so it is said one way.
     decision = forms.ChoiceField(choices=[(d, d) for d in DECISIONS])
-    note = forms.CharField(required=False, strip=True)
+    note = ServiceCheckedNote()
 
 
 class BulkApproveForm(forms.Form):
+    """The screen shows only the form-wide errors, so each field's is said there, by name."""
+
+    ids = IdListField(
+        label="pairs",
+        error_messages={
+            "required": "Select at least one pair to approve.",
+            "invalid": "choose pairs by their checkboxes",
+        },
+    )
     note = forms.CharField(required=False, strip=True)
 
     def clean(self) -> dict:
         cleaned = super().clean()
-        ids = [int(value) for value in self.data.getlist("ids") if value.isdigit()]
-        if not ids:
-            raise forms.ValidationError("Select at least one pair to approve.")
-        cleaned["ids"] = ids
+        for name, errors in self.errors.items():
+            if name == NON_FIELD_ERRORS:
+                continue
+            if errors.as_data()[0].code == "required":
+                raise ValidationError(errors[0])
+            raise ValidationError(f"{self.fields[name].label or name}: {errors[0]}")
         return cleaned

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 
+from curation.forms.fields import IdListField, whole_number
 from curation.selectors.flags import FlagFilters
 from curation.selectors.taxonomy import concept_by_taxonomy_id
 from knowledge.models import Concept, QualityFlag
@@ -20,19 +21,6 @@ def form_problem(form: forms.Form) -> str:
     if name == NON_FIELD_ERRORS:
         return errors[0]
     return f"{form.fields[name].label or name}: {errors[0]}"
-
-
-class IdListField(forms.Field):
-    """A repeated field's whole numbers (blank values skipped); any other value refuses them
-    all, since acting on part of a ticked selection would surprise the editor."""
-
-    widget = forms.MultipleHiddenInput
-
-    def to_python(self, value) -> list[int]:
-        values = [item.strip() for item in value or [] if item.strip()]
-        if not all(item.isdigit() for item in values):
-            raise ValidationError(self.error_messages["invalid"], code="invalid")
-        return [int(item) for item in values]
 
 
 class ConceptField(forms.CharField):
@@ -81,7 +69,8 @@ class MoveUnitsForm(ConceptChangeForm):
 
 
 class RenameForm(ConceptChangeForm):
-    new_id = forms.CharField(required=False, strip=False)  # the service says what is wrong
+    # Named as the service names it when it refuses the id, so either refusal reads the same.
+    new_id = forms.CharField(required=False, strip=False, label="taxonomy_id")
 
 
 class MergeForm(ConceptChangeForm):
@@ -92,6 +81,10 @@ class MergeForm(ConceptChangeForm):
 class EditForm(ConceptChangeForm):
     name = forms.CharField(required=False, strip=False)  # the service says what is wrong
     description = forms.CharField(required=False, strip=False)
+
+
+class TaxonomySearchForm(forms.Form):
+    q = forms.CharField(required=False, strip=False, max_length=200)
 
 
 # --- quality flags -----------------------------------------------------------------------------
@@ -162,10 +155,10 @@ class BootstrapProposeForm(BootstrapPagesForm):
         return self.cleaned_data["prefix"] or None
 
     def clean_limit(self) -> int:
-        limit = self.cleaned_data["limit"] or DEFAULT_PROPOSALS
-        if not limit.isdigit():
+        limit = whole_number(self.cleaned_data["limit"] or DEFAULT_PROPOSALS)
+        if limit is None:
             raise ValidationError("a whole number", code="invalid")
-        return int(limit)
+        return limit
 
 
 # --- the audit trail ---------------------------------------------------------------------------

@@ -89,7 +89,9 @@ def bootstrap_reextract(request: HttpRequest, slug: str) -> HttpResponse:
     for this state of the taxonomy costs nothing)."""
     category = _category_or_404(slug)
     form = BootstrapPagesForm(request.POST)
-    form.is_valid()  # nothing in it can be wrong
+    if not form.is_valid():
+        notice = Notice.refused("Nothing was re-extracted", form_problem(form))
+        return after_bootstrap_change(request, category.pk, notice, prefixes="")
     try:
         report = category_reextract(
             category_slug=slug, url_prefixes=form.url_prefix_list(), user=request.user

@@ -22,6 +22,7 @@ from curation.forms.taxonomy import (
     MergeForm,
     MoveUnitsForm,
     RenameForm,
+    TaxonomySearchForm,
     form_problem,
 )
 from curation.models import AuditEvent
@@ -47,18 +48,26 @@ CONCEPT_TEMPLATE = "curation/taxonomy_concept.html"
 @never_cache
 @editor_required
 def taxonomy(request: HttpRequest) -> HttpResponse:
-    results = selectors.taxonomy_search(query=request.GET.get("q", ""))
+    search = _search(request)
     if is_fragment_request(request):
-        return render(request, f"{TAXONOMY_TEMPLATE}#search-results", {"results": results})
+        return render(request, f"{TAXONOMY_TEMPLATE}#search-results", search)
     context = admin_page(
         request,
         "Taxonomy",
         tab="taxonomy",
         categories=selectors.categories_with_counts(),
-        results=results,
         counts=selectors.open_work_counts(),
+        **search,
     )
     return render(request, TAXONOMY_TEMPLATE, context)
+
+
+def _search(request: HttpRequest) -> dict:
+    """The search's results, or nothing and what is wrong with the words typed."""
+    form = TaxonomySearchForm(request.GET)
+    if not form.is_valid():
+        return {"results": selectors.SearchResults(query=""), "search_problem": form_problem(form)}
+    return {"results": selectors.taxonomy_search(query=form.cleaned_data["q"])}
 
 
 @require_GET
