@@ -17,10 +17,11 @@ from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, models, transaction
-from django.db.models import ProtectedError
+from django.db.models import Count, ProtectedError
 from django.utils.dateparse import parse_date, parse_datetime
 
 from curation.models import AuditEvent, SupersedingCandidate
+from curation.services.locks import atomic_or_refused, concepts_lock
 from knowledge.models import (
     AtomicUnit,
     Category,
@@ -93,20 +94,54 @@ def audit_revert(*, event_id: int, user, permission: str) -> AuditEvent:
     reverted already, or when any touched field no longer holds the value the event left."""
     if not user.has_perm(permission):
         raise PermissionDenied("You may not revert this decision.")
-    with transaction.atomic():
+    with atomic_or_refused(RevertRefused):
         event = AuditEvent.objects.select_for_update().get(pk=event_id)
         if event.reverts_id is not None:
             raise RevertRefused("a revert cannot itself be reverted; decide again instead")
         if AuditEvent.objects.filter(reverts=event).exists():
             raise RevertRefused("this change has been reverted already")
+        locked = concepts_lock(_concepts_touched(event))
         records = _locked_records(event.after)
         _check_unchanged(records, event.after)
         _write_fields(records, event.before)
+        _check_places_free(locked, restored=set(event.before.get("unit", {})))
         return audit_record(
             actor=user, action=f"{event.action}.revert", target=_target_of(event),
             summary=f"Reverted: {event.summary}", before=event.after, after=event.before,
             reverts=event,
         )  # fmt: skip
+
+
+def _concepts_touched(event: AuditEvent) -> set[int]:
+    """The concepts whose units the revert renumbers or moves, and those it changes itself."""
+    units = {int(pk) for states in (event.before, event.after) for pk in states.get("unit", {})}
+    touched = set(AtomicUnit.objects.filter(pk__in=units).values_list("concept_id", flat=True))
+    for states in (event.before, event.after):
+        touched |= {int(pk) for pk in states.get("concept", {})}
+        for fields in states.get("unit", {}).values():
+            touched.add((fields or {}).get("concept"))
+    return touched
+
+
+def _check_places_free(concept_ids: Iterable[int], *, restored: set[str]) -> None:
+    """Refuse a revert that puts a unit back in a place another unit took since (a concept
+    gained units after the change); the database would refuse it only at commit."""
+    clash = (
+        AtomicUnit.objects.alive().filter(concept_id__in=concept_ids)
+        .values("concept_id", "ordinal").annotate(holders=Count("id")).filter(holders__gt=1)
+        .order_by("concept_id", "ordinal").first()
+    )  # fmt: skip
+    if clash is None:
+        return
+    holders = AtomicUnit.objects.alive().filter(
+        concept_id=clash["concept_id"], ordinal=clash["ordinal"]
+    )
+    ordered = list(holders.select_related("concept").order_by("pk"))
+    newcomer = next((u for u in ordered if str(u.pk) not in restored), ordered[0])
+    raise RevertRefused(
+        f"{newcomer.concept.taxonomy_id} has changed since: unit {newcomer.pk} now holds place "
+        f"{clash['ordinal']}; move it out or revert that change first"
+    )
 
 
 def _target_of(event: AuditEvent) -> models.Model:

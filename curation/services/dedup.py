@@ -20,6 +20,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from curation.services.audit import audit_record, states_of
+from curation.services.locks import concepts_lock
 from knowledge.models import AtomicUnit, Concept, UnitSighting
 from knowledge.services.ingest import snapshot_recency
 from knowledge.services.units import concept_ordinals_renumber
@@ -70,6 +71,7 @@ def units_dedup(
 
 
 def _concept_dedup(concept: Concept, *, threshold: float, user, report: DedupReport) -> None:
+    concepts_lock([concept.pk])  # its units are removed and renumbered
     in_chain = AtomicUnit.objects.filter(superseded_by=OuterRef("pk"))
     units = list(
         AtomicUnit.objects.alive()

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent, SupersedingCandidate
 from curation.services.audit import audit_record, audit_revert, states_of
+from curation.services.locks import atomic_or_refused, concepts_lock
 from knowledge.models import AtomicUnit
 from knowledge.services.units import concept_ordinals_renumber
 
@@ -103,36 +103,31 @@ def _decide(candidate_id: int, *, user, note: str, status: str) -> SupersedingCa
     note = (note or "").strip()
     if len(note) > MAX_NOTE:
         raise DecisionRefused(f"note: at most {MAX_NOTE} characters")
+    if "\x00" in note:  # PostgreSQL stores no NUL in text
+        raise DecisionRefused("note: must not contain a NUL character")
     now = timezone.now()
-    try:
-        with transaction.atomic():
-            claimed = SupersedingCandidate.objects.filter(
-                pk=candidate_id, status=SupersedingCandidate.Status.PENDING
-            ).update(status=status, reviewer=user, decided_at=now, note=note)
-            candidate = SupersedingCandidate.objects.select_related("older", "newer").get(
-                pk=candidate_id
-            )
-            if not claimed:
-                raise AlreadyDecided(candidate)
-            effect = EFFECTS[status]
-            before, after, summary = effect(candidate, user=user, now=now)
-            before["candidate"] = {str(candidate.pk): _pending_state()}
-            after["candidate"] = states_of([candidate], CANDIDATE_FIELDS)
-            audit_record(
-                actor=user, action=f"candidate.{status}", target=candidate,
-                summary=summary, before=before, after=after, note=note,
-            )  # fmt: skip
-    except IntegrityError as exc:  # the chain trigger or a constraint, said plainly
-        raise DecisionRefused(_first_line(exc)) from exc
+    # A broken chain (its trigger) or a clash at commit is refused, said plainly.
+    with atomic_or_refused(DecisionRefused):
+        claimed = SupersedingCandidate.objects.filter(
+            pk=candidate_id, status=SupersedingCandidate.Status.PENDING
+        ).update(status=status, reviewer=user, decided_at=now, note=note)
+        candidate = SupersedingCandidate.objects.select_related("older", "newer").get(
+            pk=candidate_id
+        )
+        if not claimed:
+            raise AlreadyDecided(candidate)
+        before, after, summary = EFFECTS[status](candidate, user=user, now=now)
+        before["candidate"] = {str(candidate.pk): _pending_state()}
+        after["candidate"] = states_of([candidate], CANDIDATE_FIELDS)
+        audit_record(
+            actor=user, action=f"candidate.{status}", target=candidate,
+            summary=summary, before=before, after=after, note=note,
+        )  # fmt: skip
     return candidate
 
 
 def _pending_state() -> dict:
     return {"status": "pending", "reviewer": None, "decided_at": None, "note": ""}
-
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0]
 
 
 def _locked_pair(candidate) -> tuple[AtomicUnit, AtomicUnit]:
@@ -170,7 +165,11 @@ def _reject(candidate, *, user, now) -> tuple[dict, dict, str]:
 
 
 def _flag_for_deletion(candidate, *, user, now) -> tuple[dict, dict, str]:
+    # Its concept is renumbered: locked before its units, as every writer of a concept does.
+    concepts_lock([candidate.older.concept_id])
     older, _ = _locked_pair(candidate)
+    if older.concept_id != candidate.older.concept_id:
+        raise DecisionRefused(f"unit {older.pk} was moved meanwhile; decide again")
     siblings = AtomicUnit.objects.alive().filter(concept_id=older.concept_id)
     before_all = states_of(siblings, DELETION_FIELDS)
     older.deleted_at, older.deleted_by, older.ordinal = now, user, None

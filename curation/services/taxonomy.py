@@ -14,6 +14,7 @@ from django.db.models import Max
 from curation.models import AuditEvent
 from curation.services.audit import audit_record, audit_revert, states_of
 from curation.services.detection import detector_checks_clear
+from curation.services.locks import atomic_or_refused, concepts_lock
 from knowledge.models import AtomicUnit, Concept, ConceptAlias, taxonomy_id_validator
 from knowledge.services.units import concept_ordinals_renumber
 
@@ -44,12 +45,16 @@ def units_move(*, unit_ids: list[int], concept_id: int, user, note: str = "") ->
     unit_ids = list(dict.fromkeys(unit_ids))
     if not unit_ids:
         raise TaxonomyChangeRefused("units: choose at least one unit to move")
-    with transaction.atomic():
+    with atomic_or_refused(TaxonomyChangeRefused):
+        sources = AtomicUnit.objects.filter(pk__in=unit_ids).values_list("concept_id", flat=True)
+        locked = concepts_lock([concept_id, *sources])
         target = active_concept_get(concept_id)
         units = list(AtomicUnit.objects.alive().select_for_update().filter(pk__in=unit_ids))
         missing = sorted(set(unit_ids) - {unit.pk for unit in units})
         if missing:
             raise TaxonomyChangeRefused(f"units: no living unit {missing[0]}")
+        if any(unit.concept_id not in locked for unit in units):
+            raise TaxonomyChangeRefused("units: another change moved them meanwhile; try again")
         moving = [unit for unit in units if unit.concept_id != target.pk]
         if not moving:
             raise TaxonomyChangeRefused(f"units: already in {target.taxonomy_id}")
@@ -63,8 +68,11 @@ def units_move(*, unit_ids: list[int], concept_id: int, user, note: str = "") ->
 
 def units_place(units: list[AtomicUnit], target: Concept) -> tuple[dict, dict]:
     """Move `units` to the end of `target`, renumber the concepts they left; the states of
-    every unit whose placement changed, before and after."""
+    every unit whose placement changed, before and after. Locks the concepts first (a lock
+    the caller holds already is kept)."""
     sources = {unit.concept_id for unit in units}
+    if concepts_lock([target.pk, *sources])[target.pk].status == Concept.Status.RETIRED:
+        raise TaxonomyChangeRefused(f"concept: {target.taxonomy_id} has been retired")
     siblings = AtomicUnit.objects.alive().filter(concept_id__in=sources)
     before = states_of(siblings, PLACEMENT_FIELDS)
     last = target.units.alive().aggregate(last=Max("ordinal"))["last"] or 0
@@ -140,8 +148,10 @@ def concept_merge(*, concept_id: int, into_id: int, user, note: str = "") -> Aud
     require_editor(user)
     if concept_id == into_id:
         raise TaxonomyChangeRefused("into: a concept cannot be merged into itself")
-    with transaction.atomic():
-        merged = Concept.objects.select_for_update().get(pk=concept_id)
+    with atomic_or_refused(TaxonomyChangeRefused):
+        merged = concepts_lock([concept_id, into_id])[concept_id]
+        if merged.status == Concept.Status.RETIRED:
+            raise TaxonomyChangeRefused(f"status: {merged.taxonomy_id} is retired already")
         # Proposals may be merged with each other before approval.
         target = active_concept_get(
             into_id, allow_proposed=merged.status == Concept.Status.PROPOSED
@@ -172,7 +182,7 @@ def concept_retire(*, concept_id: int, user, note: str = "") -> AuditEvent:
     """Retire an empty concept (move or merge its units first): extraction no longer binds
     to it and search no longer finds it; its id still resolves."""
     require_editor(user)
-    with transaction.atomic():
+    with atomic_or_refused(TaxonomyChangeRefused):
         concept = Concept.objects.select_for_update().get(pk=concept_id)
         if concept.status == Concept.Status.RETIRED:
             raise TaxonomyChangeRefused("status: already retired")
