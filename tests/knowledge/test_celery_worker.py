@@ -1,7 +1,10 @@
-"""Celery: a real worker, over the real Redis, ingests a batch into the test database; the
-tasks' retry policy (transient LLM errors retried by Celery, gov.uk fetches by the client)."""
+"""Celery: a real worker, over the real Redis, ingests a batch into the test database; a
+worker killed in the middle of a page, or a page past its time limit, loses nothing and
+leaves nothing running; the tasks' retry policy (transient LLM errors retried by Celery,
+gov.uk fetches by the client)."""
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -16,9 +19,12 @@ from celery.exceptions import Retry
 from django.db import connection
 
 from knowledge import tasks
-from knowledge.models import IngestJob, PageSnapshot
+from knowledge.models import IngestItem, IngestJob, PageSnapshot, Source
 from knowledge.providers import ProviderError, ProviderTransientError
 from knowledge.services import ingest
+from tests.knowledge import test_govuk
+
+govuk_server = test_govuk.govuk_server  # the loopback gov.uk, a fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKER = "redis://127.0.0.1:6379/13"  # a database of its own, flushed by the test
@@ -168,3 +174,129 @@ def test_eagerly_a_transient_llm_error_is_not_retried_at_once(monkeypatch, retri
 def test_ingest_task_leaves_fetch_retries_to_the_govuk_client():
     assert not getattr(tasks.ingest_page, "autoretry_for", ())
     assert tasks.ingest_page.acks_late
+
+
+# --- a worker lost in the middle of a page --------------------------------------------------
+
+# A prefork worker (as in docker-compose.yml: a main process and pool processes) whose
+# gov.uk client talks to the test's loopback server; each pool process builds its own.
+LOOPBACK_WORKER = """
+import os, sys
+import django
+
+django.setup()
+from knowledge import govuk
+from tests.knowledge.test_govuk import LoopbackTransport
+
+clients = []
+
+def loopback_client():
+    if not clients:
+        transport = LoopbackTransport(int(os.environ["FAKE_GOVUK_PORT"]))
+        clients.append(govuk.ContentApiClient(transport=transport, max_attempts=1, timeout=30))
+    return clients[0]
+
+govuk.content_api_client = loopback_client
+from navigator.celery import app
+
+app.worker_main(sys.argv[1:])
+"""
+WAIT_SECONDS = 60
+
+
+@pytest.fixture
+def loopback_worker(transactional_db, govuk_server):
+    if not redis_listening():
+        pytest.fail("Redis is not listening on 127.0.0.1:6379 (.ci/run starts it)")
+    import redis
+
+    redis.Redis.from_url(BROKER).flushdb()
+    env = {
+        **os.environ,
+        "DEBUG": "true",
+        "REDIS_URL": BROKER,
+        "DATABASE_URL": worker_database_url(),
+        "FAKE_GOVUK_PORT": str(govuk_server.port),
+        "EMBEDDINGS_WARM_ON_START": "false",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-c", LOOPBACK_WORKER, "worker", "--pool=prefork", "--concurrency=1",
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        yield process
+    finally:
+        govuk_server.stopping.set()  # a stalled reply ends now rather than at its delay
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=20)
+
+
+def wait_for(condition, worker: subprocess.Popen, what: str) -> None:
+    """Poll `condition` until it holds; fail naming `what` if the worker dies or time is up."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        if worker.poll() is not None or time.monotonic() > deadline:
+            worker.terminate()
+            output = worker.communicate(timeout=20)[0]
+            pytest.fail(f"waited in vain for {what}; worker output:\n{output}")
+        time.sleep(0.2)
+
+
+def pool_processes(worker: subprocess.Popen) -> list[int]:
+    """The worker's pool processes: the processes whose parent is the worker."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        if int(fields[1]) == worker.pid:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def send_ingest_page(job: IngestJob, **options) -> None:
+    client = Celery("navigator-test", broker=BROKER)
+    client.send_task("knowledge.tasks.ingest_page", args=[job.pk, job.refs[0]], **options)
+
+
+def job_finished(job: IngestJob):
+    return lambda: IngestJob.objects.get(pk=job.pk).status == IngestJob.Status.FINISHED
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_page_hands_the_page_to_a_new_process(loopback_worker, govuk_server):
+    page = test_govuk.simple_page("/stalled", "A page whose first answer never comes")
+    stall = test_govuk.json_reply(page, delay=WAIT_SECONDS)
+    govuk_server.script("/api/content/stalled", stall, test_govuk.json_reply(page))
+    job = ingest.govuk_job_create(paths=["/stalled"])
+    send_ingest_page(job)
+    wait_for(lambda: len(govuk_server.paths) == 1, loopback_worker, "the first request")
+    wait_for(lambda: len(pool_processes(loopback_worker)) == 1, loopback_worker, "the pool")
+    (pool_process,) = pool_processes(loopback_worker)
+    os.kill(pool_process, signal.SIGKILL)  # as the kernel's OOM killer would
+    wait_for(job_finished(job), loopback_worker, "the page to be ingested again")
+    assert govuk_server.paths == ["/api/content/stalled"] * 2
+    (item,) = job.items.all()
+    assert item.outcome == IngestItem.Outcome.NEW
+    source = Source.objects.get(url="https://www.gov.uk/stalled")
+    assert list(PageSnapshot.objects.filter(source=source)) == [item.snapshot]
+    assert source.current_snapshot == item.snapshot
+
+
+@pytest.mark.slow
+def test_a_page_past_the_soft_time_limit_fails_with_the_reason(loopback_worker, govuk_server):
+    page = test_govuk.simple_page("/slow", "A page that answers too late")
+    govuk_server.script("/api/content/slow", test_govuk.json_reply(page, delay=WAIT_SECONDS))
+    job = ingest.govuk_job_create(paths=["/slow"])
+    send_ingest_page(job, soft_time_limit=1, time_limit=WAIT_SECONDS)
+    wait_for(job_finished(job), loopback_worker, "the page to fail on its time limit")
+    (item,) = job.items.all()
+    assert item.outcome == IngestItem.Outcome.FAILED
+    assert item.reason.startswith("worker lost or timed out: the task's soft time limit")
+    assert not Source.objects.exists() and not PageSnapshot.objects.exists()
