@@ -10,8 +10,7 @@ import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from ninja import NinjaAPI, Path
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -134,6 +133,11 @@ def on_too_many_auth_failures(request, exc: TooManyAuthFailures):
     return response
 
 
+@api.exception_handler(Http404)
+def on_not_found(request, exc: Http404):
+    return _error(request, 404, str(exc) or "not found")
+
+
 @api.exception_handler(HttpError)
 def on_http_error(request, exc: HttpError):
     return _error(request, exc.status_code, str(exc))
@@ -218,10 +222,10 @@ def categories(request):
 
 @api.get("/units/{unit_id}", response={200: UnitOut, 404: ErrorOut}, summary="One unit")
 def unit(request, unit_id: int = Path(..., ge=1, le=2**63 - 1)):  # a bigint
-    found = get_object_or_404(
-        AtomicUnit.objects.alive().select_related("source", "snapshot").with_sightings(),
-        pk=unit_id,
-    )
+    units = AtomicUnit.objects.alive().select_related("source", "snapshot").with_sightings()
+    found = units.filter(pk=unit_id).first()
+    if found is None:
+        raise HttpError(404, f"unit_id: no unit {unit_id}")
     _log(request, status=200, query=str(unit_id))
     return presenters.unit_payload(
         found, status=found.temporal_status_on(timezone.localdate()).value
