@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from curation.selectors.review import Signoff, unit_signoffs
 from knowledge.models import AtomicUnit, Concept
 from knowledge.parsing import section_at
 
 
-def unit_payload(unit: AtomicUnit, *, status: str, part_url: str = "", similarity=None) -> dict:
+def unit_payload(
+    unit: AtomicUnit,
+    *,
+    status: str,
+    part_url: str = "",
+    similarity=None,
+    signoffs: dict[int, Signoff] | None = None,
+) -> dict:
+    """`signoffs`: the sign-offs of a batch of units read at once (`unit_signoffs`); without
+    it a signed-off unit reads its own."""
     value = None
     if unit.value_amount is not None:
         value = {
@@ -38,7 +48,20 @@ def unit_payload(unit: AtomicUnit, *, status: str, part_url: str = "", similarit
         "part_url": part_url or unit_part_url(unit),
         "provider": unit.provider,
         "review_status": unit.review_status,
+        **signoff_fields(unit, signoffs),
         "similarity": similarity,
+    }
+
+
+def signoff_fields(unit: AtomicUnit, signoffs: dict[int, Signoff] | None) -> dict:
+    signoff = None
+    if unit.review_status == AtomicUnit.ReviewStatus.APPROVED:
+        if signoffs is None:
+            signoffs = unit_signoffs(unit_ids=[unit.pk])
+        signoff = signoffs.get(unit.pk)
+    return {
+        "signed_off_by": signoff.by if signoff else None,
+        "signed_off_at": signoff.at if signoff else None,
     }
 
 
@@ -58,7 +81,7 @@ def category_ref(concept: Concept) -> dict:
     return {"slug": concept.category.slug, "name": concept.category.name}
 
 
-def concept_hit_payload(hit) -> dict:
+def concept_hit_payload(hit, *, signoffs: dict[int, Signoff]) -> dict:
     groups: dict[str, list[dict]] = defaultdict(list)
     for unit_hit in hit.units:
         groups[unit_hit.unit.source.url].append(
@@ -67,6 +90,7 @@ def concept_hit_payload(hit) -> dict:
                 status=unit_hit.temporal_status,
                 part_url=unit_hit.part_url,
                 similarity=unit_hit.similarity,
+                signoffs=signoffs,
             )  # fmt: skip
         )
     return {
@@ -85,13 +109,22 @@ def concept_hit_payload(hit) -> dict:
 
 
 def search_payload(result) -> dict:
+    # Only signed-off units have a sign-off to read: one query for all of them, none when
+    # no unit found is signed off.
+    approved = [
+        unit_hit.unit.pk
+        for hit in result.concepts
+        for unit_hit in hit.units
+        if unit_hit.unit.review_status == AtomicUnit.ReviewStatus.APPROVED
+    ]
+    signoffs = unit_signoffs(unit_ids=approved) if approved else {}
     return {
         "outcome": result.outcome,
         "reasons": result.reasons,
         "as_of": result.as_of,
         "mode": result.mode,
         "thresholds": result.thresholds,
-        "concepts": [concept_hit_payload(hit) for hit in result.concepts],
+        "concepts": [concept_hit_payload(hit, signoffs=signoffs) for hit in result.concepts],
         "sources": result.sources,
         "context": result.context,
         "context_tokens": result.context_tokens,

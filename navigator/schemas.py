@@ -127,7 +127,11 @@ class UnitOut(Out):
     )
     part_url: str
     provider: str
-    review_status: str
+    review_status: str = Field(description="pending, approved (signed off) or rejected")
+    signed_off_by: str | None = Field(
+        None, description="The domain expert who signed the unit off, when it is signed off"
+    )
+    signed_off_at: dt.datetime | None = Field(None, description="When it was signed off")
     similarity: float | None = None
 
 

@@ -392,3 +392,38 @@ def test_each_token_is_throttled_on_its_own(kb, client, monkeypatch):
     assert [categories(first) for _ in range(3)] == [200, 200, 429]
     assert categories(second) == 200
     assert QueryLog.objects.filter(status_code=429).exists()
+
+
+# --- experts' sign-off --------------------------------------------------------------------
+
+
+def test_an_experts_sign_off_and_its_revert_reach_the_api(kb, api, expert):
+    """Each unit says whether it is signed off and, when it is, by whom and when."""
+    from django.utils.dateparse import parse_datetime
+
+    from curation.services.signoff import unit_signoff, unit_signoff_revert
+    from navigator.schemas import SearchOut
+
+    query = "What is the full new State Pension per week?"
+    unit = AtomicUnit.objects.get(value_amount=221.20, unit_type="threshold")
+
+    def shown():
+        body = api.search(query=query, include_historical=True).json()
+        SearchOut.model_validate(body)
+        units = [u for c in body["concepts"] for g in c["sources"] for u in g["units"]]
+        return next(u for u in units if u["id"] == unit.pk)
+
+    def signoff_fields(payload):
+        at = payload["signed_off_at"] and parse_datetime(payload["signed_off_at"])
+        return payload["review_status"], payload["signed_off_by"], at
+
+    assert signoff_fields(shown()) == ("pending", None, None)
+    event = unit_signoff(unit_id=unit.pk, user=expert)
+    at = event.created_at.replace(microsecond=event.created_at.microsecond // 1000 * 1000)
+    assert signoff_fields(shown()) == ("approved", "expert1", at)
+    assert signoff_fields(api.get(f"/units/{unit.pk}").json()) == ("approved", "expert1", at)
+    concept = api.get(f"/concepts/{unit.concept.taxonomy_id}?include_historical=true").json()
+    in_concept = concept["units"]
+    assert signoff_fields(next(u for u in in_concept if u["id"] == unit.pk))[1] == "expert1"
+    unit_signoff_revert(event_id=event.pk, user=expert)
+    assert signoff_fields(shown()) == ("pending", None, None)
