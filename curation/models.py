@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Greatest, Least
 
-from knowledge.models import AtomicUnit, Concept
+from knowledge.models import AtomicUnit, Category, Concept
 
 
 class DetectionRun(models.Model):
@@ -143,3 +143,41 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} on {self.target_type} {self.target_id}"
+
+
+class BootstrapJob(models.Model):
+    """An editor's bootstrap work on a category, done by a worker rather than inside the web
+    request (it may call an LLM for minutes): proposing concepts, or re-extracting its pages.
+    The jobs screen shows its progress; `params` are the arguments the editor gave."""
+
+    class Kind(models.TextChoices):
+        PROPOSE = "propose", "Propose concepts"
+        REEXTRACT = "reextract", "Re-extract pages"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="+")
+    params = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0, help_text="Steps (pages) once known")
+    done = models.PositiveIntegerField(default=0)
+    outcome = models.TextField(blank=True)
+    details = models.JSONField(default=list)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"bootstrap job {self.pk} ({self.kind} {self.category_id}, {self.status})"

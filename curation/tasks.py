@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from curation.services.bootstrap_jobs import bootstrap_job_run
 from curation.services.detection import DetectionFailed, superseding_detect
 
 
@@ -15,3 +16,10 @@ def detect_superseding(concept_id: int | None = None) -> int:
         return superseding_detect(concept_id=concept_id).pk
     except DetectionFailed as exc:
         return exc.run.pk
+
+
+# Not acks_late: a job is claimed once (queued → running), so a redelivery would do nothing.
+@shared_task
+def run_bootstrap_job(job_id: int) -> str:
+    """Propose concepts for, or re-extract, an editor's category; returns how it ended."""
+    return bootstrap_job_run(job_id=job_id).status

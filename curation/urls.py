@@ -24,6 +24,11 @@ urlpatterns = [
     path(
         "jobs/ingest/<int:job_id>/progress/", jobs.ingest_job_progress, name="ingest-job-progress"
     ),
+    path(
+        "jobs/bootstrap/<int:job_id>/progress/",
+        jobs.bootstrap_job_progress,
+        name="bootstrap-job-progress",
+    ),
     # The domain experts' screens.
     path("review/", review.review, name="review"),
     path("review/pairs/<int:candidate_id>/", review.review_pair, name="review-pair"),

@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
+from curation.models import BootstrapJob
 from knowledge.documents import GOVUK_ORIGIN
 from knowledge.models import ExtractionJob, ExtractionRun, IngestItem, IngestJob
 from knowledge.services.extract import extraction_job_progress
@@ -220,6 +221,63 @@ def _ref_address(job: IngestJob, ref: str) -> str:
 def ingest_jobs_recent(*, limit: int = RECENT_JOBS) -> list[IngestJobStatus]:
     ids = IngestJob.objects.order_by("-created_at", "-pk").values_list("pk", flat=True)
     return [ingest_job_status(job_id=job_id) for job_id in ids[:limit]]
+
+
+# --- editors' bootstrap work -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BootstrapJobStatus:
+    id: int
+    kind_label: str
+    category: str
+    created_at: dt.datetime
+    created_by: str
+    total: int
+    done: int
+    percent: int
+    finished: bool
+    state: str
+    outcome: str
+    details: list[str]
+    duration: str
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def failed_count(self) -> int:
+        return len(self.failures)
+
+
+def bootstrap_job_status(*, job_id: int) -> BootstrapJobStatus:
+    """One bootstrap job as the jobs screen shows it. Raises BootstrapJob.DoesNotExist."""
+    job = BootstrapJob.objects.select_related("category", "created_by").get(pk=job_id)
+    return _bootstrap_status(job)
+
+
+def bootstrap_jobs_recent(*, limit: int = RECENT_JOBS) -> list[BootstrapJobStatus]:
+    jobs = BootstrapJob.objects.select_related("category", "created_by")[:limit]
+    return [_bootstrap_status(job) for job in jobs]
+
+
+def _bootstrap_status(job: BootstrapJob) -> BootstrapJobStatus:
+    finished = job.status in (BootstrapJob.Status.FINISHED, BootstrapJob.Status.FAILED)
+    failed = job.status == BootstrapJob.Status.FAILED
+    return BootstrapJobStatus(
+        id=job.pk,
+        kind_label=job.get_kind_display(),
+        category=job.category.name,
+        created_at=job.created_at,
+        created_by=job.created_by.get_username() if job.created_by else "",
+        total=job.total,
+        done=job.done,
+        percent=round(100 * job.done / job.total) if job.total else 100,
+        finished=finished,
+        state="finished" if finished else job.status,
+        outcome=job.outcome,
+        details=job.details,
+        duration=_duration(job.created_at, job.finished_at if finished else None),
+        failures=[Failure(url=job.category.name, reason=job.error)] if failed else [],
+    )
 
 
 # --- helpers ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -102,6 +103,18 @@ def category_pages(
         if snapshots:
             latest.append(max(snapshots, key=snapshot_recency))
     return latest
+
+
+def category_pages_required(
+    *, category: Category, url_prefixes: list[str] | None = None
+) -> list[PageSnapshot]:
+    """The category's pages (`category_pages`), or BootstrapRefused when there are none."""
+    snapshots = category_pages(category=category, url_prefixes=url_prefixes)
+    if not snapshots:
+        raise BootstrapRefused(
+            f"category {category.slug}: no pages found; give their URL prefix (--pages)"
+        )
+    return snapshots
 
 
 def concepts_propose_heuristic(*, category: Category, snapshots: list[PageSnapshot], prefix: str,
@@ -229,17 +242,9 @@ def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
     failed request is a BootstrapRefused that stores nothing."""
     if user is not None:
         require_editor(user)
-    if not 1 <= limit <= MAX_PROPOSALS:
-        raise BootstrapRefused(f"limit: between 1 and {MAX_PROPOSALS}")
-    category = _category(category_slug)
-    prefix = prefix or category.slug.split("_")[0]
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", prefix):
-        raise BootstrapRefused("prefix: lower-case letters, digits and underscores")
-    snapshots = category_pages(category=category, url_prefixes=url_prefixes)
-    if not snapshots:
-        raise BootstrapRefused(
-            f"category {category_slug}: no pages found; give their URL prefix (--pages)"
-        )
+    category, prefix = proposal_arguments_check(category_slug=category_slug, prefix=prefix,
+                                                limit=limit)  # fmt: skip
+    snapshots = category_pages_required(category=category, url_prefixes=url_prefixes)
     report = BootstrapReport(pages=len(snapshots), provider=provider or HEURISTIC)
     proposals = _proposals(category, snapshots, prefix=prefix, limit=limit, report=report)
     taken = set(Concept.objects.values_list("taxonomy_id", flat=True))
@@ -265,6 +270,18 @@ def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
         if dry_run:
             transaction.set_rollback(True)
     return report
+
+
+def proposal_arguments_check(*, category_slug: str, prefix: str | None,
+                             limit: int) -> tuple[Category, str]:  # fmt: skip
+    """The category and the id prefix proposals take, or BootstrapRefused naming the field."""
+    if not 1 <= limit <= MAX_PROPOSALS:
+        raise BootstrapRefused(f"limit: between 1 and {MAX_PROPOSALS}")
+    category = _category(category_slug)
+    prefix = prefix or category.slug.split("_")[0]
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", prefix):
+        raise BootstrapRefused("prefix: lower-case letters, digits and underscores")
+    return category, prefix
 
 
 def _proposals(category: Category, snapshots: list[PageSnapshot], *, prefix: str, limit: int,
@@ -294,26 +311,37 @@ class ReextractReport:
 
 
 def category_reextract(*, category_slug: str, url_prefixes: list[str] | None = None,
-                       provider=None, user=None) -> ReextractReport:  # fmt: skip
+                       provider=None, user=None,
+                       progress: Callable[[int, int], None] = lambda done, total: None,
+                       ) -> ReextractReport:  # fmt: skip
     """Extract the category's pages again so their facts bind to its (newly approved)
-    concepts; a page already re-extracted for this state of the taxonomy costs nothing."""
+    concepts; a page already re-extracted for this state of the taxonomy costs nothing.
+    `progress(done, total)` is told the pages' count, then after each page."""
     from knowledge.services.embed import concepts_embed
 
     if user is not None:
         require_editor(user)
-    category = _category(category_slug)
-    if not category.concepts.filter(status=Concept.Status.ACTIVE).exists():
-        raise BootstrapRefused(f"category {category_slug}: approve some concepts first")
+    category = reextract_arguments_check(category_slug=category_slug)
     concepts_embed()  # approved concepts need vectors before binding
     report = ReextractReport()
-    for snapshot in category_pages(category=category, url_prefixes=url_prefixes):
+    pages = category_pages(category=category, url_prefixes=url_prefixes)
+    progress(0, len(pages))
+    for snapshot in pages:
         run = snapshot_reextract_for_category(
             snapshot_id=snapshot.pk, category=category, provider=provider
         )
         report.pages += 1
         report.units_made += run.units_made
         report.runs.append(run.pk)
+        progress(report.pages, len(pages))
     return report
+
+
+def reextract_arguments_check(*, category_slug: str) -> Category:
+    category = _category(category_slug)
+    if not category.concepts.filter(status=Concept.Status.ACTIVE).exists():
+        raise BootstrapRefused(f"category {category_slug}: approve some concepts first")
+    return category
 
 
 def _category(slug: str) -> Category:

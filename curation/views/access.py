@@ -69,6 +69,7 @@ class Notice:
     text: str
     event: object | None = None
     details: list[str] = field(default_factory=list)
+    job_url: str = ""  # where the work it queued can be followed
 
     @classmethod
     def done(cls, event) -> Notice:
@@ -98,6 +99,10 @@ def notice_message(request: HttpRequest, notice: Notice) -> None:
     if notice.event is not None:
         entry = f"{reverse('curation:taxonomy-changes')}#change-{notice.event.pk}"
         text = format_html('{} &mdash; <a href="{}">audit entry (Revert)</a>', text, entry)
+    if notice.job_url:
+        text = format_html(
+            '{} &mdash; <a href="{}">follow it on the jobs screen</a>', text, notice.job_url
+        )
     messages.add_message(request, getattr(messages, notice.level.upper()), text)
     for detail in notice.details:
         messages.add_message(request, messages.WARNING, detail)

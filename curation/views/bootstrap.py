@@ -1,8 +1,12 @@
 """The editors' bootstrap screen: propose concepts for a category from its pages, then, once
-editors have approved some, extract its pages again so their facts bind to them."""
+editors have approved some, extract its pages again so their facts bind to them. Both are
+queued as jobs for a worker; the jobs screen shows their progress."""
 
 from __future__ import annotations
 
+from functools import partial
+
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -10,13 +14,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from curation.forms.taxonomy import BootstrapPagesForm, BootstrapProposeForm, form_problem
+from curation.models import BootstrapJob
 from curation.selectors import taxonomy as selectors
-from curation.services.bootstrap import (
-    BootstrapRefused,
-    BootstrapReport,
-    category_reextract,
-    concepts_bootstrap,
+from curation.services.bootstrap import BootstrapRefused
+from curation.services.bootstrap_jobs import (
+    bootstrap_propose_job_create,
+    bootstrap_reextract_job_create,
 )
+from curation.tasks import run_bootstrap_job
 from curation.views.access import Notice, admin_page, editor_required, notice_message
 from knowledge.models import Category, Concept
 
@@ -51,13 +56,15 @@ def _bootstrap_view(
 @require_POST
 @editor_required
 def bootstrap_propose(request: HttpRequest, slug: str) -> HttpResponse:
+    """Queued for a worker (the LLM may take minutes); the notice links the job."""
     category = _category_or_404(slug)
     form = BootstrapProposeForm(request.POST)
+    refused = "No concepts were proposed"
     if not form.is_valid():
-        notice = Notice.refused("No concepts were proposed", form_problem(form))
+        notice = Notice.refused(refused, form_problem(form))
     else:
         try:
-            report = concepts_bootstrap(
+            job = bootstrap_propose_job_create(
                 category_slug=slug,
                 prefix=form.cleaned_data["prefix"],
                 url_prefixes=form.url_prefix_list(),
@@ -65,46 +72,38 @@ def bootstrap_propose(request: HttpRequest, slug: str) -> HttpResponse:
                 user=request.user,
             )
         except BootstrapRefused as exc:
-            notice = Notice.refused("No concepts were proposed", exc)
+            notice = Notice.refused(refused, exc)
         else:
-            notice = _proposed_notice(report)
+            notice = _queued_notice(job, f"Proposing concepts for {category.name}")
     return after_bootstrap_change(request, category.pk, notice, prefixes=_prefixes_sent(form))
-
-
-def _proposed_notice(report: BootstrapReport) -> Notice:
-    text = (
-        f"Read {report.pages} page(s): proposed {len(report.proposed)} new concept(s)"
-        f"{' (' + ', '.join(report.proposed) + ')' if report.proposed else ''}."
-    )
-    details = []
-    if report.existing:
-        details.append(f"Already taken, not proposed again: {', '.join(report.existing)}")
-    return Notice("success" if report.proposed else "warning", text, details=details)
 
 
 @require_POST
 @editor_required
 def bootstrap_reextract(request: HttpRequest, slug: str) -> HttpResponse:
-    """Synchronous: the editor waits and reads what it made (a page already re-extracted
-    for this state of the taxonomy costs nothing)."""
+    """Queued for a worker (each page is an LLM call); the notice links the job."""
     category = _category_or_404(slug)
     form = BootstrapPagesForm(request.POST)
+    refused = "Nothing was re-extracted"
     if not form.is_valid():
-        notice = Notice.refused("Nothing was re-extracted", form_problem(form))
+        notice = Notice.refused(refused, form_problem(form))
         return after_bootstrap_change(request, category.pk, notice, prefixes="")
     try:
-        report = category_reextract(
+        job = bootstrap_reextract_job_create(
             category_slug=slug, url_prefixes=form.url_prefix_list(), user=request.user
         )
     except BootstrapRefused as exc:
-        notice = Notice.refused("Nothing was re-extracted", exc)
+        notice = Notice.refused(refused, exc)
     else:
-        notice = Notice(
-            "success",
-            f"Re-extracted {report.pages} page(s) of {category.name}: "
-            f"{report.units_made} new unit(s) bound to its active concepts.",
-        )
+        notice = _queued_notice(job, f"Re-extracting the pages of {category.name}")
     return after_bootstrap_change(request, category.pk, notice, prefixes=_prefixes_sent(form))
+
+
+def _queued_notice(job: BootstrapJob, doing: str) -> Notice:
+    """Queues the job's task once the job is committed, and says where to follow it."""
+    transaction.on_commit(partial(run_bootstrap_job.delay, job.pk))
+    url = f"{reverse('curation:jobs')}#bootstrap-job-{job.pk}"
+    return Notice("success", f"{doing}: queued as job #{job.pk}.", job_url=url)
 
 
 def _prefixes_sent(form: BootstrapPagesForm) -> str:

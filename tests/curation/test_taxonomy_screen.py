@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from curation.models import AuditEvent
+from curation.models import AuditEvent, BootstrapJob
+from curation.services import bootstrap_jobs
 from curation.services.bootstrap import ReextractReport
 from curation.services.taxonomy import concept_rename, units_move
-from curation.views import bootstrap as bootstrap_views
 from knowledge.models import (
     AtomicUnit,
     Concept,
@@ -555,17 +555,24 @@ def test_bootstrap_lists_proposals_by_category(editor_client, isa):
     assert "heuristic" in page and "Re-extract now" in page
 
 
-def test_bootstrap_proposes_concepts_from_pages_given_by_prefix(editor_client):
+def test_bootstrap_proposes_concepts_from_pages_given_by_prefix(
+    editor_client, django_capture_on_commit_callbacks
+):
     category = new_category_pages()
     url = reverse("curation:taxonomy-bootstrap-propose", args=[category.slug])
     data = {"url_prefixes": "https://www.gov.uk/pet-savings/", "prefix": "pets", "limit": "5"}
-    page = page_of(editor_client.post(url, data, **HTMX))
+    with django_capture_on_commit_callbacks(execute=True):
+        page = page_of(editor_client.post(url, data, **HTMX))
+    assert "Proposing concepts for Pet savings: queued as job #" in page
+    assert page.lstrip().startswith('<section class="module tx-section" id="category-pet_savings"')
     proposed = Concept.objects.filter(category=category)
     assert proposed.exists() and set(proposed.values_list("status", flat=True)) == {"proposed"}
-    assert "pets.vet_bills" in page and "Read 2 page(s)" in page
-    assert page.lstrip().startswith('<section class="module tx-section" id="category-pet_savings"')
-    again = page_of(editor_client.post(url, data, **HTMX))
-    assert "proposed 0 new concept(s)" in again and "Already taken" in again
+    job = BootstrapJob.objects.get()
+    assert "pets.vet_bills" in job.outcome and "Read 2 page(s)" in job.outcome
+    with django_capture_on_commit_callbacks(execute=True):
+        editor_client.post(url, data, **HTMX)
+    again = BootstrapJob.objects.order_by("-pk").first()
+    assert "proposed 0 new concept(s)" in again.outcome and "Already taken" in again.details[0]
 
 
 def test_bootstrap_without_pages_says_so(editor_client):
@@ -599,18 +606,25 @@ def test_re_extraction_needs_approved_concepts(editor_client):
     assert "Nothing was re-extracted" in page and "approve some concepts first" in page
 
 
-def test_re_extraction_reports_what_it_made(editor_client, isa, monkeypatch):
+def test_re_extraction_reports_what_it_made(
+    editor_client, isa, monkeypatch, django_capture_on_commit_callbacks
+):
     asked = {}
 
-    def reextract(*, category_slug, url_prefixes=None, user=None):
+    def reextract(*, category_slug, url_prefixes=None, user=None, progress):
         asked.update(category_slug=category_slug, url_prefixes=url_prefixes, user=user.username)
         return ReextractReport(pages=2, units_made=5, runs=[1, 2])
 
-    monkeypatch.setattr(bootstrap_views, "category_reextract", reextract)
+    monkeypatch.setattr(bootstrap_jobs, "category_reextract", reextract)
     url = reverse("curation:taxonomy-bootstrap-reextract", args=["isa"])
     data = {"url_prefixes": "https://www.gov.uk/isa\n\nhttps://www.gov.uk/junior-isa\n"}
-    page = page_of(editor_client.post(url, data, **HTMX))
-    assert "Re-extracted 2 page(s) of ISAs: 5 new unit(s)" in page
+    with django_capture_on_commit_callbacks(execute=True):
+        page = page_of(editor_client.post(url, data, **HTMX))
+    assert "Re-extracting the pages of ISAs: queued as job #" in page
+    job = BootstrapJob.objects.get()
+    assert (
+        job.outcome == "Re-extracted 2 page(s) of ISAs: 5 new unit(s) bound to its active concepts."
+    )
     assert asked == {
         "category_slug": "isa",
         "url_prefixes": ["https://www.gov.uk/isa", "https://www.gov.uk/junior-isa"],
