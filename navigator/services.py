@@ -7,6 +7,7 @@ import re
 
 from django.conf import settings
 from django.core.cache import caches
+from django.core.exceptions import PermissionDenied
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -29,7 +30,9 @@ LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 
 
 def api_token_create(*, name: str, actor=None) -> tuple[ApiToken, str]:
-    """A new token; the raw value is returned once and never stored."""
+    """A new token; the raw value is returned once and never stored. `actor` is the admin
+    user asking (None for the command line)."""
+    _require(actor, "navigator.add_apitoken")
     name = name.strip()
     if not name:
         raise ValueError("name: must not be empty")
@@ -44,6 +47,7 @@ def api_token_create(*, name: str, actor=None) -> tuple[ApiToken, str]:
 
 def api_token_revoke(*, token: ApiToken, actor=None) -> bool:
     """Revokes a live token and records who did; False if it was revoked already."""
+    _require(actor, "navigator.change_apitoken")
     with transaction.atomic():
         revoked = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
@@ -51,6 +55,11 @@ def api_token_revoke(*, token: ApiToken, actor=None) -> bool:
         if revoked:
             access_event_record(kind="token_revoked", actor=actor, detail=_token_words(token))
     return bool(revoked)
+
+
+def _require(actor, permission: str) -> None:
+    if actor is not None and not actor.has_perm(permission):
+        raise PermissionDenied(f"{permission} is required")
 
 
 def _token_words(token: ApiToken) -> str:

@@ -6,6 +6,7 @@ from io import StringIO
 import pytest
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
@@ -57,6 +58,15 @@ def test_revoking_a_token_is_recorded_with_who_did_it(superuser):
     event = AccessEvent.objects.get(kind="token_revoked")
     assert event.actor == superuser and "calculator" in event.detail
     assert AccessEvent.objects.filter(kind="token_created", actor=superuser).exists()
+
+
+def test_only_users_allowed_to_manage_tokens_create_or_revoke_them(superuser, expert):
+    token, _ = api_token_create(name="calculator", actor=superuser)
+    with pytest.raises(PermissionDenied):
+        api_token_create(name="other", actor=expert)
+    with pytest.raises(PermissionDenied):
+        api_token_revoke(token=token, actor=expert)
+    assert not AccessEvent.objects.filter(kind="token_revoked").exists()
 
 
 def test_logins_and_failed_logins_are_recorded_with_the_address(client, superuser):
