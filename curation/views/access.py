@@ -56,6 +56,54 @@ editor_required = signed_in_and(require_editor)
 reader_required = signed_in_and(_may_read_snapshots)
 
 
+@dataclass(frozen=True)
+class ScreenGroup:
+    """Screens of one role, for the admin home: (title, URL name) pairs."""
+
+    role: str
+    screens: tuple[tuple[str, str], ...]
+    check: Callable
+
+    def links(self) -> list[tuple[str, str]]:
+        return [(title, reverse(name)) for title, name in self.screens]
+
+
+SCREEN_GROUPS = (
+    ScreenGroup(
+        "Domain experts",
+        (
+            ("Review superseding pairs", "curation:review"),
+            ("Decision log", "curation:review-decisions"),
+        ),
+        require_decider,
+    ),
+    ScreenGroup(
+        "Editors",
+        (
+            ("Taxonomy", "curation:taxonomy"),
+            ("Quality flags", "curation:taxonomy-flags"),
+            ("Triage", "curation:taxonomy-triage"),
+            ("Bootstrap concepts", "curation:taxonomy-bootstrap"),
+            ("Change log", "curation:taxonomy-changes"),
+        ),
+        require_editor,
+    ),
+    ScreenGroup("Staff", (("Jobs", "curation:jobs"),), _require_staff),
+)
+
+
+def screens_for(user) -> list[ScreenGroup]:
+    """The groups of screens `user` may open, by the same checks the screens make."""
+    allowed = []
+    for group in SCREEN_GROUPS:
+        try:
+            group.check(user)
+        except PermissionDenied:
+            continue
+        allowed.append(group)
+    return allowed
+
+
 def is_fragment_request(request: HttpRequest) -> bool:
     """An htmx swap (not htmx restoring a page from history, which needs the whole page)."""
     return bool(request.htmx) and not request.htmx.history_restore_request
