@@ -1,7 +1,7 @@
 """Real headless Chromium (Debian's, never a downloaded one) against pytest-django's live server.
 
 Without /usr/bin/chromium the browser tests are skipped on a laptop but fail in CI (CI=true),
-where .ci/run installs it: a browser test that silently never runs protects nothing.
+where `make test` installs it: a browser test that silently never runs protects nothing.
 """
 
 import os
@@ -27,7 +27,7 @@ PASSWORD = "pw-e2e-123456"
 
 
 def _missing(what: str) -> None:
-    message = f"{what}; the browser tests need it (.ci/run installs it)"
+    message = f"{what}; the browser tests need it (`make test` installs it)"
     if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
         pytest.fail(message)
     pytest.skip(message)
