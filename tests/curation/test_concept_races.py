@@ -23,8 +23,10 @@ from curation.services.taxonomy import (
     concept_retire,
     units_move,
 )
-from knowledge.models import AtomicUnit, Concept
-from tests.factories import CandidateFactory, ConceptFactory, UnitFactory
+from knowledge.models import AtomicUnit, Concept, ExtractionRun
+from knowledge.providers import UnitProposal
+from knowledge.services.extract import proposal_store
+from tests.factories import CandidateFactory, ConceptFactory, SnapshotFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -95,6 +97,37 @@ def test_two_moves_into_one_concept_both_land_numbered_in_turn(django_user_model
     assert _ordinals(target) == [1, 2, 3]
     assert set(AtomicUnit.objects.filter(pk__in=[a.pk, b.pk]).values_list("concept", flat=True)) \
         == {target.pk}  # fmt: skip
+
+
+def test_a_move_racing_an_extraction_into_the_same_concept_numbers_both(
+    django_user_model, monkeypatch
+):
+    """Extraction locks the concept before taking ordinals too, so neither overtakes."""
+    editor = _user(django_user_model, "ed", "editor")
+    target = ConceptFactory(taxonomy_id="isa.allowance")
+    UnitFactory(concept=target)
+    moving = UnitFactory(concept=ConceptFactory(taxonomy_id="isa.other"))
+    text = "You can save up to £20,000 a year in ISAs."
+    snapshot = SnapshotFactory(text=text)
+    run = ExtractionRun.objects.create(snapshot=snapshot, provider="heuristic", prompt_version="v1")
+    proposal = UnitProposal(
+        unit_type="rule", text=text, concept_id="isa.allowance", evidence_quote=text
+    )
+    hold = Hold(monkeypatch, taxonomy_services, "detector_checks_clear")
+    outcomes = {}
+    move = _run(
+        units_move, outcomes, "move", unit_ids=[moving.pk], concept_id=target.pk, user=editor
+    )
+    assert hold.reached.wait(timeout=10)
+    extract = _run(
+        proposal_store, outcomes, "extract", proposal=proposal, snapshot=snapshot, run=run
+    )
+    extract.join(timeout=HOLD_SECONDS)
+    hold.release.set()
+    move.join(timeout=30), extract.join(timeout=30)
+
+    assert not [o for o in outcomes.values() if isinstance(o, Exception)], outcomes
+    assert _ordinals(target) == [1, 2, 3]
 
 
 def test_a_merge_racing_a_retire_of_its_target_leaves_no_retired_concept_holding_units(
