@@ -138,12 +138,15 @@ def api_served(
 
 def _server_environment(questions_file: Path, *, embed: bool) -> dict[str, str]:
     """This process's environment with the production switches: DEBUG off, a secret of
-    its own, this database by URL (so persistent connections, as production configures)."""
+    its own, this database by URL (so persistent connections, as production configures).
+    Production terminates TLS at its proxy; the benchmark measures the app behind it over
+    plain loopback HTTP, so the app's own redirect to HTTPS is off."""
     environment = {
         key: value for key, value in os.environ.items() if key not in ("NAVIGATOR_DEMO",)
     }
     environment.update(
         DEBUG="false",
+        SECURE_SSL_REDIRECT="false",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="127.0.0.1",
         DATABASE_URL=database_url(connection.settings_dict, application_name=APPLICATION_NAME),
