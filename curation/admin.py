@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from curation.models import DetectionRun, SupersedingCandidate
+from curation.models import BootstrapJob, DetectionRun, SupersedingCandidate
 from curation.services.detection import farther_pairs
 from knowledge.admin import ReadOnlyAdmin
 
@@ -33,3 +33,15 @@ class SupersedingCandidateAdmin(ReadOnlyAdmin):
     list_filter = ["status", "adjudicator", "newer_basis"]
     search_fields = ["concept__taxonomy_id", "older__text", "newer__text", "rationale"]
     list_select_related = ["concept", "older", "newer"]
+
+
+@admin.register(BootstrapJob)
+class BootstrapJobAdmin(ReadOnlyAdmin):
+    """Editors' bootstrap work done by workers; the jobs screen shows it live."""
+
+    list_display = [
+        "id", "kind", "category", "status", "done", "total", "created_by", "created_at",
+        "finished_at", "error",
+    ]  # fmt: skip
+    list_filter = ["status", "kind"]
+    list_select_related = ["category", "created_by"]

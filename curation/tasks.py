@@ -6,6 +6,7 @@ from celery import shared_task
 
 from curation.services.bootstrap_jobs import bootstrap_job_run
 from curation.services.detection import DetectionFailed, superseding_detect
+from curation.services.sweep import stale_curation_work_sweep
 
 
 @shared_task(acks_late=True)
@@ -23,3 +24,9 @@ def detect_superseding(concept_id: int | None = None) -> int:
 def run_bootstrap_job(job_id: int) -> str:
     """Propose concepts for, or re-extract, an editor's category; returns how it ended."""
     return bootstrap_job_run(job_id=job_id).status
+
+
+@shared_task
+def sweep_stale_curation_work() -> str:
+    """Fail detector runs and bootstrap jobs a lost worker left open; returns what it did."""
+    return str(stale_curation_work_sweep())

@@ -122,6 +122,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "knowledge.tasks.sweep_stale_work",
         "schedule": crontab(minute="*/10"),
     },
+    "sweep-stale-curation-work": {
+        "task": "curation.tasks.sweep_stale_curation_work",
+        "schedule": crontab(minute="*/10"),
+    },
 }
 
 # --- Cache ------------------------------------------------------------------------------
