@@ -4,7 +4,7 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
-from curation.models import DetectionRun, SupersedingCandidate
+from curation.models import BootstrapJob, DetectionRun, SupersedingCandidate
 from knowledge.models import (
     ConceptAlias,
     ExtractionItem,
@@ -47,6 +47,7 @@ def one_of_each(db):
     QueryLog.objects.create(token=token, endpoint="/api/v1/search", status_code=200, query="isa")
     AccessEvent.objects.create(kind="login_failed", username="root", client_address="192.0.2.1")
     detection = DetectionRun.objects.create(provider="heuristic")
+    BootstrapJob.objects.create(kind="propose", category=unit.concept.category)
     SupersedingCandidate.objects.create(
         older=unit, newer=UnitFactory(concept=unit.concept), concept=unit.concept, run=detection,
         text_similarity=0.9, cosine=0.9, same_rule=True, confidence=0.8, rationale="r",
