@@ -181,3 +181,71 @@ class BootstrapJob(models.Model):
 
     def __str__(self) -> str:
         return f"bootstrap job {self.pk} ({self.kind} {self.category_id}, {self.status})"
+
+
+class AuditSample(models.Model):
+    """A random sample of living units drawn to measure the knowledge base's precision:
+    stratified by category (proportionally, at least one per category where N allows) and
+    seeded, so the same seed on the same knowledge base draws the same units."""
+
+    seed = models.BigIntegerField()
+    size = models.PositiveIntegerField(help_text="N asked for")
+    category = models.ForeignKey(
+        Category, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    provider = models.CharField(max_length=16, blank=True, help_text="Only this provider's units")
+    population = models.PositiveIntegerField(default=0, help_text="Living units it was drawn from")
+    stratification = models.JSONField(
+        default=dict, help_text="Per category slug: living units and units drawn"
+    )
+    unit_ids = models.JSONField(default=list, help_text="The units drawn, in judging order")
+    drawn_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    drawn_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-drawn_at", "-id"]
+        permissions = [("judge_auditsample", "Can draw and judge audit samples")]
+
+    def __str__(self) -> str:
+        return f"audit sample {self.pk} (N={self.size}, seed {self.seed})"
+
+
+class AuditJudgement(models.Model):
+    """One judge's six answers on one unit of a sample. The unit's category, provider and
+    type are kept as they were when judged, so a fix made afterwards (a move) does not
+    rewrite what was measured."""
+
+    class Answer(models.TextChoices):
+        YES = "yes", "Yes"
+        NO = "no", "No"
+        NA = "na", "Not applicable"
+
+    sample = models.ForeignKey(AuditSample, on_delete=models.CASCADE, related_name="judgements")
+    unit = models.ForeignKey(AtomicUnit, on_delete=models.PROTECT, related_name="+")
+    concept_right = models.CharField(max_length=3, choices=Answer.choices)
+    standalone = models.CharField(max_length=3, choices=Answer.choices)
+    type_right = models.CharField(max_length=3, choices=Answer.choices)
+    value_right = models.CharField(max_length=3, choices=Answer.choices)
+    validity_right = models.CharField(max_length=3, choices=Answer.choices)
+    useful = models.CharField(max_length=3, choices=Answer.choices)
+    note = models.TextField(blank=True)
+    category = models.ForeignKey(
+        Category, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    provider = models.CharField(max_length=16, blank=True)
+    unit_type = models.CharField(max_length=16, blank=True)
+    judged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    judged_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["sample", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["sample", "unit"], name="judgement_once_per_sample"),
+        ]
+
+    def __str__(self) -> str:
+        return f"judgement of unit {self.unit_id} in sample {self.sample_id}"

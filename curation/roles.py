@@ -26,6 +26,7 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "curation.decide_supersedingcandidate",
         "curation.view_detectionrun",
         "curation.view_auditevent",
+        "curation.judge_auditsample",
     ],
     # The taxonomy screens' audited services need only `change_concept`; the admin's other
     # change rights would be a way around them, so editors hold none (the admin also refuses
@@ -34,6 +35,7 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         *_VIEW_KNOWLEDGE,
         "knowledge.change_concept",
         "curation.view_auditevent",
+        "curation.judge_auditsample",
     ],
 }
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from curation.views import (
+    audit_sample,
     bootstrap,
     changes,
     decisions,
@@ -49,6 +50,31 @@ urlpatterns = [
         "review/decisions/<int:event_id>/revert/",
         decisions.decision_revert,
         name="review-revert",
+    ),
+    # Audit samples: domain experts and editors.
+    path("audit/", audit_sample.audit, name="audit"),
+    path("audit/draw/", audit_sample.audit_draw, name="audit-draw"),
+    path("audit/results/", audit_sample.audit_results, name="audit-results"),
+    path("audit/samples/<int:sample_id>/", audit_sample.audit_sample, name="audit-sample"),
+    path(
+        "audit/samples/<int:sample_id>/units/<int:position>/judge/",
+        audit_sample.audit_judge,
+        name="audit-judge",
+    ),
+    path(
+        "audit/samples/<int:sample_id>/units/<int:position>/move/",
+        audit_sample.audit_move,
+        name="audit-move",
+    ),
+    path(
+        "audit/samples/<int:sample_id>/units/<int:position>/triage/",
+        audit_sample.audit_triage,
+        name="audit-triage",
+    ),
+    path(
+        "audit/samples/<int:sample_id>/units/<int:position>/changes/<int:event_id>/revert/",
+        audit_sample.audit_revert,
+        name="audit-revert",
     ),
     path("snapshots/<int:snapshot_id>/", snapshot.snapshot, name="snapshot"),
     # The editors' screens.

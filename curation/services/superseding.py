@@ -170,16 +170,25 @@ def _flag_for_deletion(candidate, *, user, now) -> tuple[dict, dict, str]:
     older, _ = _locked_pair(candidate)
     if older.concept_id != candidate.older.concept_id:
         raise DecisionRefused(f"unit {older.pk} was moved meanwhile; decide again")
-    siblings = AtomicUnit.objects.alive().filter(concept_id=older.concept_id)
+    before, after = unit_soft_delete(older, user=user, now=now)
+    renumbered = len(after["unit"]) - 1
+    summary = f"Unit {older.pk} removed from the knowledge base ({renumbered} renumbered)"
+    return before, after, summary
+
+
+def unit_soft_delete(unit: AtomicUnit, *, user, now) -> tuple[dict, dict]:
+    """Take a locked living unit out of the knowledge base (kept for audit, its place freed)
+    and renumber its concept; the states of every unit touched, before and after. The caller
+    holds the lock on the unit's concept."""
+    siblings = AtomicUnit.objects.alive().filter(concept_id=unit.concept_id)
     before_all = states_of(siblings, DELETION_FIELDS)
-    older.deleted_at, older.deleted_by, older.ordinal = now, user, None
-    older.save(update_fields=["deleted_at", "deleted_by", "ordinal", "updated_at"])
-    renumbered = concept_ordinals_renumber(concept_id=older.concept_id)
-    touched = AtomicUnit.objects.filter(pk__in=[older.pk, *renumbered])
+    unit.deleted_at, unit.deleted_by, unit.ordinal = now, user, None
+    unit.save(update_fields=["deleted_at", "deleted_by", "ordinal", "updated_at"])
+    renumbered = concept_ordinals_renumber(concept_id=unit.concept_id)
+    touched = AtomicUnit.objects.filter(pk__in=[unit.pk, *renumbered])
     after = {"unit": states_of(touched, DELETION_FIELDS)}
     before = {"unit": {pk: before_all[pk] for pk in after["unit"]}}
-    summary = f"Unit {older.pk} removed from the knowledge base ({len(renumbered)} renumbered)"
-    return before, after, summary
+    return before, after
 
 
 EFFECTS = {

@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from curation.services.audit_sample import require_auditor
 from curation.services.superseding import require_decider
 from curation.services.taxonomy import require_editor
 
@@ -87,6 +88,11 @@ SCREEN_GROUPS = (
             ("Change log", "curation:taxonomy-changes"),
         ),
         require_editor,
+    ),
+    ScreenGroup(
+        "Experts and editors",
+        (("Audit samples", "curation:audit"), ("Audit results", "curation:audit-results")),
+        require_auditor,
     ),
     ScreenGroup("Staff", (("Jobs", "curation:jobs"),), _require_staff),
 )

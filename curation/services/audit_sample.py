@@ -1,0 +1,268 @@
+"""Audit samples: how the product measures its own quality. Experts and editors draw a
+seeded random sample of living units, stratified by category, and judge each unit on six
+questions; a wrong unit can be fixed from the same screen (moved to another concept, or
+sent to triage). Every judgement and fix is one audited, revertible change.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+from collections import defaultdict
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from curation.models import AuditEvent, AuditJudgement, AuditSample
+from curation.services.audit import audit_record, audit_revert, states_of
+from curation.services.locks import atomic_or_refused, concepts_lock
+from curation.services.superseding import unit_soft_delete
+from curation.services.taxonomy import units_move
+from knowledge.models import AtomicUnit, Category, ExtractionItem
+
+JUDGE_PERMISSION = "curation.judge_auditsample"
+QUESTIONS = (
+    ("concept_right", "Filed under the right concept (or the best one its category has)"),
+    ("standalone", "Understandable on its own, without the page around it"),
+    ("type_right", "Type right (a threshold states an amount; eligibility says who qualifies)"),
+    ("value_right", "Structured value right (of the units that carry one)"),
+    ("validity_right", "Validity dates right (of the units given dates)"),
+    ("useful", "Useful to someone's question (not navigation or boilerplate)"),
+)
+ANSWER_FIELDS = tuple(name for name, _ in QUESTIONS)
+JUDGEMENT_FIELDS = (*ANSWER_FIELDS, "note", "judged_by", "judged_at")
+CREATED_FIELDS = ("sample", "unit", "category", "provider", "unit_type", *JUDGEMENT_FIELDS)
+ITEM_FIELDS = ("status", "resolution_note")
+REVERTIBLE_HERE = ("audit.judge", "triage.send")
+MAX_SAMPLE = 1000
+MAX_NOTE = 2000
+
+
+class AuditRefused(ValueError):
+    """The draw, judgement or fix is not possible as asked; says why."""
+
+
+def require_auditor(user) -> None:
+    if not (user and user.is_authenticated and user.is_active and user.has_perm(JUDGE_PERMISSION)):
+        raise PermissionDenied("Audit samples are for domain experts and editors.")
+
+
+# --- drawing ------------------------------------------------------------------------------
+
+
+def sample_draw(
+    *, size: int, user, seed: int | None = None, category_id: int | None = None,
+    provider: str = "",
+) -> AuditSample:  # fmt: skip
+    """Draw `size` living units, stratified by category. Deterministic: the same seed, size
+    and filters on the same knowledge base give the same units in the same order."""
+    require_auditor(user)
+    if not 1 <= size <= MAX_SAMPLE:
+        raise AuditRefused(f"size: 1 to {MAX_SAMPLE} units")
+    if provider and provider not in AtomicUnit.Provider.values:
+        raise AuditRefused(f"provider: no provider {provider!r}")
+    seed = secrets.randbelow(10**9) if seed is None else seed
+    strata = _strata(category_id=category_id, provider=provider)
+    if not strata:
+        raise AuditRefused("no living units match; nothing to sample")
+    quotas = stratified_quotas({slug: len(ids) for slug, ids in strata.items()}, size)
+    chosen = []
+    for slug, quota in sorted(quotas.items()):
+        chosen += random.Random(f"{seed}:{slug}").sample(strata[slug], quota)
+    random.Random(seed).shuffle(chosen)
+    return AuditSample.objects.create(
+        seed=seed, size=size, category_id=category_id, provider=provider, drawn_by=user,
+        population=sum(len(ids) for ids in strata.values()), unit_ids=chosen,
+        stratification={s: {"live": len(strata[s]), "drawn": quotas[s]} for s in sorted(strata)},
+    )  # fmt: skip
+
+
+def _strata(*, category_id: int | None, provider: str) -> dict[str, list[int]]:
+    units = AtomicUnit.objects.alive()
+    if category_id is not None:
+        if not Category.objects.filter(pk=category_id).exists():
+            raise AuditRefused(f"category: no category {category_id}")
+        units = units.filter(concept__category_id=category_id)
+    if provider:
+        units = units.filter(provider=provider)
+    strata: dict[str, list[int]] = defaultdict(list)
+    for pk, slug in units.order_by("pk").values_list("pk", "concept__category__slug"):
+        strata[slug].append(pk)
+    return dict(strata)
+
+
+def stratified_quotas(sizes: dict[str, int], n: int) -> dict[str, int]:
+    """Units to draw per stratum: proportional to its size (largest remainders), at least one
+    per non-empty stratum when n allows, never more than it holds. Ties go by name."""
+    total = sum(sizes.values())
+    n = min(n, total)
+    exact = {name: n * size / total for name, size in sizes.items()}
+    if n < len(sizes):
+        biggest = sorted(sizes, key=lambda name: (-sizes[name], name))[:n]
+        return {name: int(name in biggest) for name in sizes}
+    quotas = {name: min(size, max(1, math.floor(exact[name]))) for name, size in sizes.items()}
+    while sum(quotas.values()) < n:
+        room = [name for name in sizes if quotas[name] < sizes[name]]
+        quotas[max(room, key=lambda name: (exact[name] - quotas[name], _desc(name)))] += 1
+    while sum(quotas.values()) > n:
+        spare = [name for name in sizes if quotas[name] > 1]
+        quotas[min(spare, key=lambda name: (exact[name] - quotas[name], name))] -= 1
+    return quotas
+
+
+def _desc(name: str) -> tuple[int, ...]:
+    """A key that orders names backwards, so max() breaks ties by the first name."""
+    return tuple(-ord(char) for char in name)
+
+
+# --- judging ------------------------------------------------------------------------------
+
+
+def judgement_record(
+    *, sample_id: int, unit_id: int, answers: dict[str, str], user, note: str = ""
+) -> AuditEvent:
+    """Record one unit's six answers in a sample, or replace the earlier ones."""
+    require_auditor(user)
+    answers = _valid_answers(answers)
+    note = (note or "").strip()
+    if len(note) > MAX_NOTE:
+        raise AuditRefused(f"note: at most {MAX_NOTE} characters")
+    with transaction.atomic():
+        sample = AuditSample.objects.select_for_update().get(pk=sample_id)
+        if unit_id not in sample.unit_ids:
+            raise AuditRefused(f"unit: unit {unit_id} is not in sample {sample.pk}")
+        judgement = AuditJudgement.objects.filter(sample=sample, unit_id=unit_id).first()
+        if judgement is None:
+            judgement = _new_judgement(sample, unit_id)
+            before = {str(judgement.pk): None}
+            fields = CREATED_FIELDS
+        else:
+            before = states_of([judgement], JUDGEMENT_FIELDS)
+            fields = JUDGEMENT_FIELDS
+        for name, answer in answers.items():
+            setattr(judgement, name, answer)
+        judgement.note, judgement.judged_by, judgement.judged_at = note, user, timezone.now()
+        judgement.save()
+        return audit_record(
+            actor=user, action="audit.judge", target=judgement, note=note,
+            summary=f"Judged unit {unit_id} in audit sample {sample.pk}: {_verdict(judgement)}",
+            before={"judgement": before},
+            after={"judgement": states_of([judgement], fields)},
+        )  # fmt: skip
+
+
+def _valid_answers(answers: dict[str, str]) -> dict[str, str]:
+    allowed = set(AuditJudgement.Answer.values)
+    missing = [name for name in ANSWER_FIELDS if answers.get(name) not in allowed]
+    if missing:
+        raise AuditRefused(f"{missing[0]}: answer yes, no or n/a")
+    return {name: answers[name] for name in ANSWER_FIELDS}
+
+
+def _new_judgement(sample: AuditSample, unit_id: int) -> AuditJudgement:
+    unit = AtomicUnit.objects.select_related("concept").get(pk=unit_id)
+    judgement = AuditJudgement(
+        sample=sample, unit=unit, category_id=unit.concept.category_id,
+        provider=unit.provider, unit_type=unit.unit_type, judged_at=timezone.now(),
+    )  # fmt: skip
+    for name in ANSWER_FIELDS:
+        setattr(judgement, name, AuditJudgement.Answer.NA)
+    judgement.save()
+    return judgement
+
+
+def _verdict(judgement: AuditJudgement) -> str:
+    noes = [name for name in ANSWER_FIELDS if getattr(judgement, name) == "no"]
+    return "right on every count" if not noes else "wrong on " + ", ".join(noes)
+
+
+# --- fixing from the audit ----------------------------------------------------------------
+
+
+def audit_unit_move(*, sample_id: int, unit_id: int, concept_id: int, user) -> AuditEvent:
+    """The existing move (editors only), noted as coming from the sample."""
+    require_auditor(user)
+    _sample_holding(sample_id, unit_id)
+    return units_move(
+        unit_ids=[unit_id], concept_id=concept_id, user=user,
+        note=f"from audit sample {sample_id}",
+    )  # fmt: skip
+
+
+def audit_unit_triage(*, sample_id: int, unit_id: int, user, reason: str) -> AuditEvent:
+    """Take a wrong unit out of the knowledge base (soft-deleted as flag-for-deletion does)
+    and put what it said on the editors' triage list as an open item, where it can be
+    assigned to a concept again or discarded."""
+    require_auditor(user)
+    reason = (reason or "").strip()
+    if not reason or len(reason) > MAX_NOTE:
+        raise AuditRefused(f"reason: say what is wrong with it (1 to {MAX_NOTE} characters)")
+    _sample_holding(sample_id, unit_id)
+    with atomic_or_refused(AuditRefused):
+        concept_id = AtomicUnit.objects.values_list("concept_id", flat=True).get(pk=unit_id)
+        concepts_lock([concept_id])
+        unit = _living_unit(unit_id, concept_id)
+        before, after = unit_soft_delete(unit, user=user, now=timezone.now())
+        item = _triage_item(unit, reason=f"From audit sample {sample_id}: {reason}")
+        before["item"] = {str(item.pk): None}
+        after["item"] = states_of([item], ITEM_FIELDS)
+        return audit_record(
+            actor=user, action="triage.send", target=unit, note=reason,
+            summary=f"Unit {unit.pk} sent to triage from audit sample {sample_id} "
+            f"(item {item.pk})",
+            before=before, after=after,
+        )  # fmt: skip
+
+
+def _sample_holding(sample_id: int, unit_id: int) -> AuditSample:
+    sample = AuditSample.objects.get(pk=sample_id)
+    if unit_id not in sample.unit_ids:
+        raise AuditRefused(f"unit: unit {unit_id} is not in sample {sample.pk}")
+    return sample
+
+
+def _living_unit(unit_id: int, concept_id: int) -> AtomicUnit:
+    unit = AtomicUnit.objects.select_for_update().select_related("concept").get(pk=unit_id)
+    if unit.deleted_at is not None:
+        raise AuditRefused(f"unit: unit {unit.pk} has left the knowledge base already")
+    if unit.concept_id != concept_id:
+        raise AuditRefused(f"unit: unit {unit.pk} was moved meanwhile; try again")
+    if unit.extraction_run_id is None:
+        raise AuditRefused(
+            f"unit: unit {unit.pk} was entered by hand, not extracted; move it instead"
+        )
+    return unit
+
+
+def _triage_item(unit: AtomicUnit, *, reason: str) -> ExtractionItem:
+    proposal = {
+        "unit_type": unit.unit_type,
+        "text": unit.text,
+        "concept_id": unit.concept.taxonomy_id,
+        "evidence_quote": unit.evidence_quote,
+        "valid_from": unit.valid_from.isoformat() if unit.valid_from else None,
+        "valid_to": unit.valid_to.isoformat() if unit.valid_to else None,
+        "value_amount": None if unit.value_amount is None else str(unit.value_amount),
+        "value_unit": unit.value_unit or None,
+        "value_period": unit.value_period or None,
+        "validity_basis": unit.validity_basis,
+        "candidates": [],
+    }
+    return ExtractionItem.objects.create(
+        run_id=unit.extraction_run_id, snapshot_id=unit.snapshot_id,
+        kind=ExtractionItem.Kind.UNASSIGNED, reason_code="audit", reason=reason,
+        proposal=proposal, evidence_start=unit.evidence_start, evidence_end=unit.evidence_end,
+        candidates=[],
+    )  # fmt: skip
+
+
+def audit_change_revert(*, event_id: int, user) -> AuditEvent:
+    """Undo a judgement or a send-to-triage made from an audit sample (moves are undone
+    where every move is, in the editors' change log)."""
+    require_auditor(user)
+    event = AuditEvent.objects.get(pk=event_id)
+    if event.action not in REVERTIBLE_HERE:
+        raise AuditRefused("only judgements and sends to triage are undone here")
+    return audit_revert(event_id=event_id, user=user, permission=JUDGE_PERMISSION)
