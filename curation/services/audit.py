@@ -20,7 +20,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Count, ProtectedError
 from django.utils.dateparse import parse_date, parse_datetime
 
-from curation.models import AuditEvent, AuditJudgement, SupersedingCandidate
+from curation.models import AuditEvent, AuditJudgement, AuditSample, SupersedingCandidate
 from curation.services.locks import atomic_or_refused, concepts_lock
 from knowledge.models import (
     AtomicUnit,
@@ -42,6 +42,7 @@ RECORD_KINDS: dict[str, type[models.Model]] = {
     "category": Category,
     "alias": ConceptAlias,
     "judgement": AuditJudgement,
+    "sample": AuditSample,
 }
 
 

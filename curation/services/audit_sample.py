@@ -146,7 +146,7 @@ def judgement_record(
         judgement.note, judgement.judged_by, judgement.judged_at = note, user, timezone.now()
         judgement.save()
         return audit_record(
-            actor=user, action="audit.judge", target=judgement, note=note,
+            actor=user, action="audit.judge", target=sample, note=note,
             summary=f"Judged unit {unit_id} in audit sample {sample.pk}: {_verdict(judgement)}",
             before={"judgement": before},
             after={"judgement": states_of([judgement], fields)},

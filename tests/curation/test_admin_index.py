@@ -13,6 +13,7 @@ TAXONOMY = [
     "curation:taxonomy-bootstrap", "curation:taxonomy-changes",
 ]  # fmt: skip
 JOBS = ["curation:jobs"]
+AUDIT = ["curation:audit", "curation:audit-results"]
 
 
 def _links(client, user) -> set[str]:
@@ -20,16 +21,16 @@ def _links(client, user) -> set[str]:
     response = client.get(reverse("admin:index"))
     assert response.status_code == 200
     page = response.content.decode()
-    every = REVIEW + TAXONOMY + JOBS
+    every = REVIEW + TAXONOMY + JOBS + AUDIT
     return {name for name in every if f'href="{reverse(name)}"' in page}
 
 
 def test_an_expert_is_led_to_the_review_screens_and_the_jobs(client, expert):
-    assert _links(client, expert) == set(REVIEW + JOBS)
+    assert _links(client, expert) == set(REVIEW + AUDIT + JOBS)
 
 
 def test_an_editor_is_led_to_the_taxonomy_screens_and_the_jobs(client, editor):
-    assert _links(client, editor) == set(TAXONOMY + JOBS)
+    assert _links(client, editor) == set(TAXONOMY + AUDIT + JOBS)
 
 
 def test_plain_staff_are_led_to_the_jobs_only(client):
@@ -38,5 +39,5 @@ def test_plain_staff_are_led_to_the_jobs_only(client):
 
 
 def test_a_superuser_is_led_everywhere_and_the_app_list_stays(client, superuser):
-    assert _links(client, superuser) == set(REVIEW + TAXONOMY + JOBS)
+    assert _links(client, superuser) == set(REVIEW + TAXONOMY + AUDIT + JOBS)
     assert 'id="content-main"' in client.get(reverse("admin:index")).content.decode()
