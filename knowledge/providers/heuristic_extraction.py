@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.types import PageInput, UnitProposal
 from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
@@ -53,6 +54,16 @@ _CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
 _SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)")
 _ORDERED = re.compile(r"^\d+\. ")
 _ROW_CELL = re.compile(r"(?:^|; )[^;:]{1,200}: ")
+# A list lead-in whose items are conditions that hold together: a unit taken from one item
+# alone would drop the others. "Either", "any of", "one of" lists are alternatives instead.
+_CONDITIONS = re.compile(r"\b(if|as long as|provided|unless|only when|both|all of|all the)\b", re.I)
+_ALTERNATIVES = re.compile(r"\b(either|any of|one of|one or more)\b", re.I)
+_MAX_JOINED_ITEMS = 8
+# A sentence introducing a table ("The table shows …", "The rates are:").
+_TABLE_INTRO = re.compile(r"\b(table|following|below)\b|:$", re.I)
+# A plain-text table row: a label, then amounts, no sentence punctuation ("Higher rate £50,271
+# to £125,140 40%").
+_BARE_ROW = re.compile(r"^[A-Z][^.;:!?]{0,80}?[£\d][^.!?;]*[\d%]$")
 
 
 def extract_proposals(page: PageInput) -> list[UnitProposal]:
@@ -77,6 +88,8 @@ class Line:
             return "heading"
         if "; " in self.text and _ROW_CELL.search(self.text) and find_amounts(self.text):
             return "row"
+        if _BARE_ROW.match(self.text) and len(self.text.split()) <= 12 and find_amounts(self.text):
+            return "bare_row"
         return "paragraph"
 
 
@@ -139,7 +152,9 @@ class _Extractor:
                 index += 1
                 continue
             if line.kind == "row":
-                self._row(line)
+                self._row(line, self._table_intro(body, index))
+            elif line.kind == "bare_row":
+                self._bare_row(line, self._table_intro(body, index))
             elif line.kind == "paragraph" and line.text.endswith(":"):
                 items = self._items_after(body, index)
                 if items:
@@ -175,19 +190,65 @@ class _Extractor:
     # --- blocks ---------------------------------------------------------------------------
 
     def _list(self, lead_in: Line, items: list[Line]) -> None:
+        if is_navigation(lead_in.text) or all(is_navigation(item.text[2:]) for item in items):
+            return
         span = self._span(lead_in, items[-1])
         text = lead_in.text + " " + "; ".join(item.text[2:] for item in items)
         kind = "eligibility" if _ELIGIBILITY.search(lead_in.text) else "rule"
+        joined = (
+            _CONDITIONS.search(lead_in.text)
+            and not _ALTERNATIVES.search(lead_in.text)
+            and len(items) <= _MAX_JOINED_ITEMS
+        )
+        subject = self._subject(lead_in)
         if find_amounts(text):
             for item in items:
                 for amount in _distinct(find_amounts(item.text)):
-                    self._threshold(
-                        f"{lead_in.text} {item.text[2:]}", amount, item, quote=item.text
-                    )
+                    if joined:  # the whole list is the quote: one contiguous span of the text
+                        quote = self.text[span[0] : span[1]]
+                        self._threshold(f"{subject}{text}", amount, item, quote=quote,
+                                        quote_start=span[0])  # fmt: skip
+                    else:
+                        self._threshold(f"{subject}{lead_in.text} {item.text[2:]}", amount, item,
+                                        quote=item.text)  # fmt: skip
         if _ELIGIBILITY.search(lead_in.text) or _RULE.search(lead_in.text):
             self._add(kind, span, lead_in, text=text)
 
-    def _row(self, line: Line) -> None:
+    def _subject(self, lead_in: Line) -> str:
+        """The section's heading, for a lead-in too short to say what its list is about
+        ("You'll pay:")."""
+        heading = " > ".join(lead_in.section["heading_path"][-2:])
+        return f"{heading}: " if heading and len(lead_in.text.split()) <= 6 else ""
+
+    def _table_intro(self, body: list[Line], index: int) -> str:
+        """What introduces the table a row belongs to: the sentence before it that says so
+        and, when the table opens its own section (a plain-text table whose heading line
+        holds the column heads), the heading above that section as its caption."""
+        first = self.lines.index(body[index])
+        while first > 0 and self.lines[first - 1].kind in ("row", "bare_row"):
+            first -= 1
+        found: list[str] = []
+        for line in reversed(self.lines[max(0, first - 4) : first]):
+            if line.kind == "heading":
+                if line.section is body[0].section:
+                    continue  # the table's own heading: its column heads
+                found.insert(0, line.text)
+                break
+            if line.kind == "paragraph" and _TABLE_INTRO.search(line.text) and not found:
+                found.append(line.text)
+        return " - ".join(found)
+
+    def _bare_row(self, line: Line, intro: str) -> None:
+        """A row of a table the page gives as plain lines: the section heading holds its
+        column heads, so the unit states the caption or intro, the heads and the row."""
+        heads = " > ".join(line.section["heading_path"][-2:])
+        described = (
+            f"{intro.rstrip('.: ')}. {heads}: {line.text}" if intro else f"{heads}: {line.text}"
+        )
+        for amount in _distinct(find_amounts(line.text)):
+            self._threshold(described, amount, line, quote=line.text, period_text=line.text)
+
+    def _row(self, line: Line, intro: str = "") -> None:
         cells = [
             cell.split(": ", 1) if ": " in cell else ["", cell] for cell in line.text.split("; ")
         ]
@@ -205,6 +266,7 @@ class _Extractor:
             cell_validity = header_validity(header) or row_validity
             described = "; ".join([*labels, f"{header}: {value}" if header else value])
             text = f"{heading}: {described}" if heading else described
+            text = f"{text} ({intro})" if intro else text
             for amount in amounts[:1]:
                 self._threshold(text, amount, line, quote=line.text, validity=cell_validity,
                                 period_text=f"{header} {value} {heading}")  # fmt: skip
@@ -225,6 +287,8 @@ class _Extractor:
             self._add("example", span, line, text=sentence, example=True)
             return
         amounts = _distinct(find_amounts(sentence))
+        if is_navigation(sentence, has_amount=bool(amounts)):
+            return
         if amounts:
             for amount in amounts:
                 self._threshold(sentence, amount, line, quote=sentence, quote_start=start)

@@ -1,0 +1,84 @@
+"""The heuristic extractor on real corpus pages: signposts are not units, a list keeps its
+lead-in and every condition, a table row is written with its caption and column heads."""
+
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from knowledge.documents import document_from_json
+from knowledge.evidence import locate_quote
+from knowledge.parsing import parse_document
+from knowledge.providers import PageInput
+from knowledge.providers.heuristic_extraction import extract_proposals
+from knowledge.providers.heuristic_navigation import is_navigation
+
+PAGES = Path(settings.BASE_DIR).parent / "shared" / "corpus" / "govuk" / "pages"
+
+
+def corpus_units(name):
+    path = PAGES / name
+    if not path.is_file():
+        pytest.skip(f"real gov.uk corpus not found beside the project ({path})")
+    document = document_from_json(json.loads(path.read_text()), origin=path.name)
+    parsed = parse_document(document)
+    page = PageInput(
+        document.title,
+        document.url,
+        document.document_type,
+        parsed.text,
+        parsed.sections,
+        document.period_hint,
+        document.public_updated_at,
+    )
+    units = extract_proposals(page)
+    for unit in units:  # every quote stays one verbatim span of the snapshot text
+        located = locate_quote(unit.evidence_quote, page.text)
+        assert located is not None and located.exact, unit.evidence_quote
+    return units
+
+
+def test_signposts_to_calculators_and_other_pages_are_not_units():
+    texts = [unit.text for unit in corpus_units("universal-credit.json")]
+    assert not [text for text in texts if "benefits calculator" in text]
+    texts = [unit.text for unit in corpus_units("child-benefit-payment-dates.json")]
+    assert "You can work out when you'll be paid." not in texts
+    # the same verb with the method itself states a rule
+    assert any(
+        text.startswith("You can work out when") and " by counting " in text for text in texts
+    )
+
+
+def test_a_signpost_is_told_from_a_rule_by_what_it_does():
+    assert is_navigation("Use a benefits calculator to check what you could get.")
+    assert is_navigation("Contact HMRC to find out what you should do.")
+    assert is_navigation("You can see the rates and allowance for previous years.")
+    assert not is_navigation("You must contact the Child Benefit Office if you're paid too much.")
+    assert not is_navigation("A Work Capability Assessment is used to find out if you can work.")
+    assert not is_navigation("Contact the Child Benefit Office if you want someone else to claim.")
+
+
+def test_a_threshold_under_both_of_the_following_holds_both_conditions():
+    units = corpus_units("employment-support-allowance.json")
+    [unit] = [u for u in units if u.unit_type == "threshold" and str(u.value_amount) == "183.50"]
+    assert "if both of the following apply" in unit.text
+    assert "you work less than 16 hours a week" in unit.text
+    assert "16 hours" in unit.evidence_quote and "£183.50" in unit.evidence_quote
+
+
+def test_a_short_lead_in_is_stated_with_its_heading():
+    units = corpus_units("capital-gains-tax--rates--2024-25.json")
+    texts = [
+        u.text for u in units if u.evidence_quote == "- 24% on your gains from residential property"
+    ]
+    assert texts and all(text.startswith("Gains ") for text in texts)
+
+
+def test_a_plain_text_table_row_is_written_with_caption_and_column_heads():
+    units = corpus_units("income-tax-rates--current-rates-and-allowances--2024-25.json")
+    [unit] = [u for u in units if u.unit_type == "threshold" and str(u.value_amount) == "40"]
+    assert unit.evidence_quote == "Higher rate £50,271 to £125,140 40%"
+    assert unit.text.startswith("Income Tax rates and bands")
+    assert "Band Taxable income Tax rate: Higher rate £50,271 to £125,140 40%" in unit.text
+    assert (unit.valid_from, unit.valid_to) == ("2024-04-06", "2025-04-05")
