@@ -206,3 +206,20 @@ def amount_text(value, value_unit: str) -> str:
     if value_unit == "GBP":
         return f"£{number}"
     return f"{number}%" if value_unit == "percent" else f"{number} {value_unit}"
+
+
+_RATE_PERIOD = re.compile(
+    r"^\s*(?:(?:a|per|each|every) (?P<unit>week|month|year|annum)\b|(?P<adverb>weekly|monthly|annually|yearly)\b)",
+    re.I,
+)
+_RATE_UNITS = {"week": "week", "weekly": "week", "month": "month", "monthly": "month"}
+
+
+def rate_period(after: str) -> str:
+    """The period of a percentage rate, only when it follows the rate ('2% a year'): a rate in
+    a table of weekly or monthly bands is a share of each band, not a per-month figure."""
+    match = _RATE_PERIOD.match(after)
+    if not match:
+        return ""
+    word = (match["unit"] or match["adverb"]).lower()
+    return _RATE_UNITS.get(word, "year")

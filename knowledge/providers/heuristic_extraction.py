@@ -1,8 +1,10 @@
 """The heuristic provider's extraction: rules over the parsed page structure.
 
-Amounts become threshold units with a structured value; "you can / must / cannot … if …"
-sentences become eligibility or rule units; ordered steps become one procedure; "X is /
-means …" become definitions; examples are linked to the unit they illustrate. Validity comes
+Amounts become threshold units with a structured value; other sentences are typed by what
+they do (heuristic_sentences); ordered steps become one procedure; examples (and a paragraph
+opened by "Example", figures and all) are linked to the unit they illustrate. A sentence that
+names its subject only by pointing back ("This means …") is stated after the sentence it
+points to, whose text joins the quote; a short one is stated after its page and section. Validity comes
 from tax-year phrases in the unit, its table header, its section, the page, and only then from
 the page file's stated period or publication date (each unit records which).
 """
@@ -15,6 +17,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from knowledge.providers.heuristic_navigation import is_navigation
+from knowledge.providers.heuristic_sentences import (
+    WORKED_EXAMPLE,
+    is_eligibility,
+    is_rule,
+    leans_back,
+    sentence_kind,
+)
 from knowledge.providers.types import PageInput, UnitProposal
 from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
@@ -25,6 +34,7 @@ from knowledge.textfacts import (
     header_validity,
     hint_validity,
     period_in,
+    rate_period,
 )
 
 _HOWTO = re.compile(
@@ -32,26 +42,8 @@ _HOWTO = re.compile(
     r"how it('s| is) paid|appeal|pay)", re.I,
 )  # fmt: skip
 _EXAMPLE_HEADING = re.compile(r"^examples?\b", re.I)
-_FOR_EXAMPLE = re.compile(r"^(for example|example:)", re.I)
-_ELIGIBILITY = re.compile(
-    r"\b(you can (get|claim|apply|have|open)|you could get|you('re| are) (eligible|entitled)|"
-    r"to (be eligible|qualify|get|claim)|you may be able to|you must be|can have|who can|"
-    r"eligible|entitled|you('ll| will) (only )?(get|qualify)|if you('re| are)|you('re| are) not eligible)",
-    re.I,
-)  # fmt: skip
-_RULE = re.compile(
-    r"\b(you (must|cannot|can't|can not|can|need to|have to|should|will not|won't|do not need|"
-    r"do not have to|must not|may)|it('s| is) (not )?(possible|illegal)|is taxed|are taxed|"
-    r"does not|do not count|counts? towards|will be|is paid|are paid)\b",
-    re.I,
-)  # fmt: skip
-_DEFINITION = re.compile(
-    r"^(?:an? |the |your )?['\"]?([A-Z][\w'’ -]{2,60}?)['\"]? (?:is|are|means) "
-    r"(?:the|a|an|when|what|how|your|any|money|income|something|where|made up)\b",
-)  # fmt: skip
-_CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
 # A sentence ends at . ! or ? followed by a space: '£27.50' and 'e.g.' stay whole.
-_SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)")
+_SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)", re.S)
 _ORDERED = re.compile(r"^\d+\. ")
 _ROW_CELL = re.compile(r"(?:^|; )[^;:]{1,200}: ")
 # A list lead-in whose items are conditions that hold together: a unit taken from one item
@@ -86,8 +78,8 @@ class Line:
             return "step"
         if self.section["heading_path"] and self.start == self.section["start"]:
             return "heading"
-        if "; " in self.text and _ROW_CELL.search(self.text) and find_amounts(self.text):
-            return "row"
+        if "; " in self.text and _ROW_CELL.search(self.text):
+            return "row" if find_amounts(self.text) else "label_row"
         if _BARE_ROW.match(self.text) and len(self.text.split()) <= 12 and find_amounts(self.text):
             return "bare_row"
         return "paragraph"
@@ -115,6 +107,7 @@ class _Extractor:
         self.page_period = page_validity(page)
         self.hint_period = hint_validity(page.period_hint)
         self.seen: set[tuple] = set()
+        self.previous: list[int] = []  # where the last paragraph sentences read start
 
     def _lines(self) -> list[Line]:
         lines = []
@@ -123,7 +116,13 @@ class _Extractor:
         for match in re.finditer(r"[^\n]+", self.text):
             while index + 1 < len(sections) and sections[index + 1]["start"] <= match.start():
                 index += 1
-            lines.append(Line(match.start(), match.end(), match.group(), sections[index]))
+            line = Line(match.start(), match.end(), match.group(), sections[index])
+            if lines and _continues(lines[-1], line):
+                # a line break inside a sentence ("lives with<br>someone else"): one line
+                line = Line(lines[-1].start, line.end, self.text[lines[-1].start : line.end],
+                            line.section)  # fmt: skip
+                lines.pop()
+            lines.append(line)
         return lines
 
     def run(self) -> list[UnitProposal]:
@@ -145,9 +144,12 @@ class _Extractor:
             self._add("example", self._span(body[0], body[-1]), body[0], example=True)
             return
         covered = self._procedure(heading, body)
+        self.previous = []
         index = 0
         while index < len(body):
             line = body[index]
+            if line.kind != "paragraph" or line.text.endswith(":"):
+                self.previous = []
             if line.start in covered:
                 index += 1
                 continue
@@ -155,6 +157,8 @@ class _Extractor:
                 self._row(line, self._table_intro(body, index))
             elif line.kind == "bare_row":
                 self._bare_row(line, self._table_intro(body, index))
+            elif line.kind == "label_row":
+                self._label_row(line)
             elif line.kind == "paragraph" and line.text.endswith(":"):
                 items = self._items_after(body, index)
                 if items:
@@ -194,7 +198,7 @@ class _Extractor:
             return
         span = self._span(lead_in, items[-1])
         text = lead_in.text + " " + "; ".join(item.text[2:] for item in items)
-        kind = "eligibility" if _ELIGIBILITY.search(lead_in.text) else "rule"
+        kind = "eligibility" if is_eligibility(lead_in.text) else "rule"
         joined = (
             _CONDITIONS.search(lead_in.text)
             and not _ALTERNATIVES.search(lead_in.text)
@@ -211,7 +215,7 @@ class _Extractor:
                     else:
                         self._threshold(f"{subject}{lead_in.text} {item.text[2:]}", amount, item,
                                         quote=item.text)  # fmt: skip
-        if _ELIGIBILITY.search(lead_in.text) or _RULE.search(lead_in.text):
+        if kind == "eligibility" or is_rule(lead_in.text):
             self._add(kind, span, lead_in, text=text)
 
     def _subject(self, lead_in: Line) -> str:
@@ -248,6 +252,13 @@ class _Extractor:
         for amount in _distinct(find_amounts(line.text)):
             self._threshold(described, amount, line, quote=line.text, period_text=line.text)
 
+    def _label_row(self, line: Line) -> None:
+        """A table row without figures ("Category letter: H; Employee group: Apprentices under
+        25"): stated with its section, typed by what its text does."""
+        heading = " > ".join(line.section["heading_path"][-2:])
+        text = f"{heading}: {line.text}" if heading else line.text
+        self._add(sentence_kind(line.text) or "rule", (line.start, line.end), line, text=text)
+
     def _row(self, line: Line, intro: str = "") -> None:
         cells = [
             cell.split(": ", 1) if ": " in cell else ["", cell] for cell in line.text.split("; ")
@@ -274,31 +285,53 @@ class _Extractor:
     def _paragraph(self, line: Line) -> None:
         body = line.text[2:] if line.kind == "item" else _ORDERED.sub("", line.text)
         offset = line.start + (len(line.text) - len(body))
+        if line.kind == "paragraph" and WORKED_EXAMPLE.match(body) and body[:1] in "Ee":
+            # A paragraph opened by "Example" works through one case: its figures are the
+            # example's, not the rule's.
+            self._add("example", (line.start, line.end), line, example=True)
+            return
         for match in _SENTENCE.finditer(body):
             sentence = match.group().strip()
-            if len(sentence) < 12:
-                continue
             start = offset + match.start() + (len(match.group()) - len(match.group().lstrip()))
-            self._sentence(sentence, start, line)
+            if len(sentence) >= 12:
+                self._sentence(sentence, start, line)
+            self.previous = [*self.previous, start][-3:] if line.kind == "paragraph" else []
 
     def _sentence(self, sentence: str, start: int, line: Line) -> None:
-        span = (start, start + len(sentence))
-        if _FOR_EXAMPLE.match(sentence):
-            self._add("example", span, line, text=sentence, example=True)
+        if WORKED_EXAMPLE.match(sentence):
+            self._add("example", (start, start + len(sentence)), line, text=sentence, example=True)
             return
         amounts = _distinct(find_amounts(sentence))
         if is_navigation(sentence, has_amount=bool(amounts)):
             return
+        quote_start, stated = self._stated(sentence, start, line)
+        span = (quote_start, start + len(sentence))
         if amounts:
             for amount in amounts:
-                self._threshold(sentence, amount, line, quote=sentence, quote_start=start)
+                self._threshold(stated, amount, line, quote=self.text[span[0] : span[1]],
+                                quote_start=quote_start)  # fmt: skip
             return
-        if _DEFINITION.match(sentence) or _CALLED.search(sentence):
-            self._add("definition", span, line, text=sentence)
-        elif _ELIGIBILITY.search(sentence):
-            self._add("eligibility", span, line, text=sentence)
-        elif _RULE.search(sentence):
-            self._add("rule", span, line, text=sentence)
+        kind = sentence_kind(sentence)
+        if kind:
+            self._add(kind, span, line, text=stated)
+
+    def _stated(self, sentence: str, start: int, line: Line) -> tuple[int, str]:
+        """Where the quote starts and the unit's text, with its subject: a sentence that points
+        back ("This means …", "pay this money back") is stated after the sentence it points
+        to, which joins the quote; one that opens its section, or is too short to name what
+        it is about ("You do not need to apply."), after the page and section it sits in."""
+        if leans_back(sentence) and self.previous:
+            # back to the nearest sentence that names its own subject
+            first, end = start, start
+            for first in reversed(self.previous):
+                if not leans_back(self.text[first:end]):
+                    break
+                end = first
+            return first, self.text[first:start] + sentence
+        if leans_back(sentence) or (len(sentence.split()) <= 6 and not find_amounts(sentence)):
+            where = " > ".join([self.page.title, *line.section["heading_path"][-1:]])
+            return start, f"{where}: {sentence}"
+        return start, sentence
 
     # --- making proposals -----------------------------------------------------------------
 
@@ -306,11 +339,14 @@ class _Extractor:
                    validity=None, period_text="") -> None:  # fmt: skip
         start = quote_start if quote_start is not None else self.text.index(quote, line.start)
         after = (
-            text[text.find(amount.printed) + len(amount.printed) :][:40]
+            text[text.find(amount.printed) + len(amount.printed) :][:40].split("£")[0]
             if amount.printed in text
             else ""
         )
-        period = period_in(after) or period_in(period_text)
+        if amount.unit == "percent":  # a rate has a period only when one follows it: "5% a year"
+            period = rate_period(after)
+        else:
+            period = period_in(after) or period_in(period_text)
         self._add(
             "threshold", (start, start + len(quote)), line, text=text, amount=amount,
             period=period or ("" if amount.unit == "percent" else "one_off" if "one-off" in text else ""),
@@ -385,6 +421,15 @@ class _Extractor:
         before = self.text[section["start"] : line.start]
         found = [v for v in find_validities(before) if v.valid_from or v.valid_to]
         return found[-1] if found else None
+
+
+def _continues(previous: Line, line: Line) -> bool:
+    return (
+        previous.section is line.section
+        and previous.kind == "paragraph"
+        and line.text[:1].islower()
+        and not previous.text.rstrip().endswith((".", ":", "!", "?"))
+    )
 
 
 def row_label_validity(label: str) -> Validity | None:

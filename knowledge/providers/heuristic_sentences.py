@@ -1,0 +1,93 @@
+"""What one sentence does, told from its grammar: its unit type, whether it leans on the
+sentence before it for its subject, and whether it is a worked example.
+
+A sentence is eligibility only when it says who qualifies: an entitlement ("you can get …",
+"you'll qualify …") under a condition on the person ("if …", "as long as …"), or a statement
+of who is or is not eligible. "If you're eligible, you'll get …" presupposes eligibility and
+says what then happens, so it is a rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+_DEFINITION = re.compile(
+    r"^(?:an? |the |your )?['\"]?([A-Z][\w'’ -]{2,60}?)['\"]? (?:is|are|means) "
+    r"(?:the|a|an|when|what|how|your|any|money|income|something|where|made up)\b",
+)  # fmt: skip
+_CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
+# "If you're eligible (for X)," / "if you qualify": a presupposed condition, not a criterion.
+_PRESUPPOSED = re.compile(
+    r"\b(?:if|once|when) (?:you(?:'re|’re| are)|they(?:'re| are)) (?:eligible|entitled)"
+    r"(?: (?:for|to) [^,.]{0,80}?)?(?=[,.]|$)|\bif (?:you|they) qualify\b|\bif eligible\b",
+    re.I,
+)  # fmt: skip
+_QUALIFIES = re.compile(
+    r"\b(?:you|they)(?:'re|’re| are|'ll|’ll| will| would| may| might| could| must)?"
+    r"(?: not| usually| only| also| still| normally)? (?:be |become )?(?:eligible|entitled)\b|"
+    r"\bto (?:be eligible|qualify)\b|\byou(?:'ll| will| may| might| could)?(?: not| also| only)? qualify\b|"
+    r"\bwho can (?:get|claim|apply)\b|\byou must be\b",
+    re.I,
+)  # fmt: skip
+_ENTITLEMENT = re.compile(
+    r"\b(?:you|they|your (?:partner|child|children)) (?:can|could|may|might|will|'ll|’ll|"
+    r"cannot|can't|can not|will not|won't|would)(?: only| also| still| usually| not)?"
+    r"(?: be able to| continue to)? (?:get|claim|apply|receive|qualify|open)\b",
+    re.I,
+)  # fmt: skip
+_CONDITION = re.compile(
+    r"\b(?:if|unless|as long as|provided|only when|while you|when you|you must)\b", re.I
+)
+# Words about entitlement in general: a sentence with them states a rule about getting
+# something even when it does not say who qualifies ("you'll get these payments automatically").
+_ENTITLEMENT_WORDS = re.compile(
+    r"\b(you can (get|claim|apply|have|open)|you could get|you('re| are) (eligible|entitled)|"
+    r"to (be eligible|qualify|get|claim)|you may be able to|you must be|can have|who can|"
+    r"eligible|entitled|you('ll| will) (only )?(get|qualify)|if you('re| are)|you('re| are) not eligible)\b",
+    re.I,
+)  # fmt: skip
+_RULE = re.compile(
+    r"\b(you (must|cannot|can't|can not|can|need to|have to|should|will not|won't|do not need|"
+    r"do not have to|must not|may)|it('s| is) (not )?(possible|illegal)|is taxed|are taxed|"
+    r"does not|do not count|counts? towards|will be|is paid|are paid)\b",
+    re.I,
+)  # fmt: skip
+
+# A sentence whose subject is the sentence before it: it opens with a pronoun ("This means
+# …", "It will not …") or refers back to "this money", "these payments", or to "it".
+_ANAPHOR = re.compile(
+    r"^(?:this|these|those|that|it|its|they|such)\b|"
+    r"\b(?:this|these|those) (?!(?:tax )?year|page|guide|section|week|month|time|way\b)[a-z]+|"
+    r"\bit\b(?! (?:is|was) (?:not )?(?:possible|illegal|important|likely)\b)",
+    re.I,
+)  # fmt: skip
+WORKED_EXAMPLE = re.compile(r"^(?:for example\b|examples?\b:?(?=\s+[A-Z£]|$))", re.I)
+
+
+def sentence_kind(sentence: str) -> str | None:
+    """'definition', 'eligibility', 'rule' or None (the sentence states nothing to keep)."""
+    if _DEFINITION.match(sentence) or _CALLED.search(sentence):
+        return "definition"
+    if is_eligibility(sentence):
+        return "eligibility"
+    if is_rule(sentence):
+        return "rule"
+    return None
+
+
+def is_eligibility(sentence: str) -> bool:
+    """True when the sentence (or a list lead-in) says who qualifies."""
+    text = _PRESUPPOSED.sub("", sentence)
+    if _QUALIFIES.search(text):
+        return True
+    return bool(_ENTITLEMENT.search(text) and _CONDITION.search(text))
+
+
+def leans_back(sentence: str) -> bool:
+    """True when the sentence names its subject only by pointing back to an earlier one."""
+    return bool(_ANAPHOR.search(sentence))
+
+
+def is_rule(sentence: str) -> bool:
+    """True when the sentence binds or entitles the reader ("you must", "you can", "is taxed")."""
+    return bool(_RULE.search(sentence) or _ENTITLEMENT_WORDS.search(sentence))
