@@ -31,6 +31,7 @@ def test_an_expert_judges_two_units_with_the_keyboard(page, transactional_db):
     page.click("button:has-text('Draw')")
     sample = AuditSample.objects.get()
     expect(page).to_have_url(re.compile(rf"/curation/audit/samples/{sample.pk}/$"))
+    page.wait_for_load_state("load")  # the keys work once the deferred scripts have run
     judge = page.locator("#audit-judge")
     expect(judge).to_have_attribute("data-position", "1")
 
