@@ -205,6 +205,7 @@ def concept(request, taxonomy_id: str, include_historical: bool = False):
     units = selectors.concept_units(
         concept=found, as_of=today, include_historical=include_historical
     )
+    signoffs = presenters.signoffs_for([unit for unit, _ in units])
     _log(request, status=200, query=taxonomy_id, result_concepts=[found.taxonomy_id])
     return {
         "taxonomy_id": found.taxonomy_id,
@@ -214,7 +215,10 @@ def concept(request, taxonomy_id: str, include_historical: bool = False):
         "category": presenters.category_ref(found),
         "aliases": list(found.aliases.values_list("alias", flat=True)),
         "resolved_from_alias": alias,
-        "units": [presenters.unit_payload(unit, status=status) for unit, status in units],
+        "units": [
+            presenters.unit_payload(unit, status=status, signoffs=signoffs)
+            for unit, status in units
+        ],
     }
 
 

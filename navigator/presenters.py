@@ -53,6 +53,13 @@ def unit_payload(
     }
 
 
+def signoffs_for(units: list[AtomicUnit]) -> dict[int, Signoff]:
+    """The sign-offs of a batch of units in one query. Only signed-off units have one to read,
+    so there is no query at all when none of them is signed off."""
+    approved = [unit.pk for unit in units if unit.review_status == AtomicUnit.ReviewStatus.APPROVED]
+    return unit_signoffs(unit_ids=approved) if approved else {}
+
+
 def signoff_fields(unit: AtomicUnit, signoffs: dict[int, Signoff] | None) -> dict:
     signoff = None
     if unit.review_status == AtomicUnit.ReviewStatus.APPROVED:
@@ -109,15 +116,7 @@ def concept_hit_payload(hit, *, signoffs: dict[int, Signoff]) -> dict:
 
 
 def search_payload(result) -> dict:
-    # Only signed-off units have a sign-off to read: one query for all of them, none when
-    # no unit found is signed off.
-    approved = [
-        unit_hit.unit.pk
-        for hit in result.concepts
-        for unit_hit in hit.units
-        if unit_hit.unit.review_status == AtomicUnit.ReviewStatus.APPROVED
-    ]
-    signoffs = unit_signoffs(unit_ids=approved) if approved else {}
+    signoffs = signoffs_for([unit_hit.unit for hit in result.concepts for unit_hit in hit.units])
     return {
         "outcome": result.outcome,
         "reasons": result.reasons,

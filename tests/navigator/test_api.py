@@ -427,3 +427,28 @@ def test_an_experts_sign_off_and_its_revert_reach_the_api(kb, api, expert):
     assert signoff_fields(next(u for u in in_concept if u["id"] == unit.pk))[1] == "expert1"
     unit_signoff_revert(event_id=event.pk, user=expert)
     assert signoff_fields(shown()) == ("pending", None, None)
+
+
+def test_a_concepts_sign_offs_are_read_in_one_query_however_many_are_signed(kb, api, expert):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from curation.services.signoff import unit_signoff, unit_signoff_revert
+
+    concept = AtomicUnit.objects.get(value_amount=221.20, unit_type="threshold").concept
+    units = list(concept.units.filter(deleted_at=None).order_by("ordinal")[:3])
+    assert len(units) >= 2
+
+    def queries_for_the_concept() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            response = api.get(f"/concepts/{concept.taxonomy_id}?include_historical=true")
+        assert response.status_code == 200
+        return len(captured)
+
+    queries_for_the_concept()  # the token's first call of the minute also records its use
+    events = [unit_signoff(unit_id=units[0].pk, user=expert)]
+    with_one = queries_for_the_concept()
+    events += [unit_signoff(unit_id=unit.pk, user=expert) for unit in units[1:]]
+    assert queries_for_the_concept() == with_one
+    for event in reversed(events):
+        unit_signoff_revert(event_id=event.pk, user=expert)
