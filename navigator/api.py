@@ -13,7 +13,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from ninja import NinjaAPI, Path
-from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.responses import Status
 from ninja.security import HttpBearer
 
@@ -43,15 +43,21 @@ class TooManyAuthFailures(HttpError):
         super().__init__(429, f"too many failed authentications from this address: retry in {wait} s")  # fmt: skip
 
 
+class BodyTooLarge(HttpError):
+    def __init__(self):
+        super().__init__(413, f"body: larger than {settings.API_MAX_BODY_BYTES} bytes")
+
+
 class TokenAuth(HttpBearer):
-    """The gate of every authenticated call. Before the token is looked up: the body's
-    declared size (refused unread) and the address's recent failed authentications."""
+    """The gate of every authenticated call. Before the token is looked up: the address's
+    recent failed authentications (a blocked address is refused whatever it sends), then
+    the body's declared size (refused unread)."""
 
     def __call__(self, request: HttpRequest):
-        if _declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
-            raise HttpError(413, f"body: larger than {settings.API_MAX_BODY_BYTES} bytes")
         if AUTH_FAILURES.blocked(request):
             raise TooManyAuthFailures(AUTH_FAILURES.seconds_left())
+        if _declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
+            raise BodyTooLarge()
         return super().__call__(request)
 
     def authenticate(self, request: HttpRequest, token: str):
@@ -85,14 +91,15 @@ def _log(request, *, status: int, **fields) -> None:
     )
 
 
-def _refused(request, status: int, detail: str):
-    """A refused authentication: one log row per address, kind and window counts them all,
-    so a flood of bad tokens grows a counter, not the log."""
+def _refused(request, status: int, detail: str, *, kind: str = ""):
+    """A call refused before it is served (bad token, blocked address, oversized body, over
+    its rate): one log row per address, kind and window counts them all, so a flood grows a
+    counter, not the log."""
     services.query_log_count_repeat(
-        group=AUTH_FAILURES.window_key(request, status),
+        group=AUTH_FAILURES.window_key(request, kind or str(status)),
         window_seconds=AUTH_FAILURES.counter.duration,
         endpoint=request.path[:100], status_code=status, outcome="invalid", error=detail,
-        client_address=client_ip(request),
+        client_address=client_ip(request), token=getattr(request, "auth", None),
     )  # fmt: skip
     return api.create_response(
         request, {"outcome": "invalid", "detail": detail, "fields": []}, status=status
@@ -137,6 +144,20 @@ def on_auth_error(request, exc):
 def on_too_many_auth_failures(request, exc: TooManyAuthFailures):
     response = _refused(request, 429, str(exc))
     response["Retry-After"] = str(exc.wait)
+    return response
+
+
+@api.exception_handler(BodyTooLarge)
+def on_body_too_large(request, exc: BodyTooLarge):
+    return _refused(request, 413, str(exc))
+
+
+@api.exception_handler(Throttled)
+def on_throttled(request, exc: Throttled):
+    token = getattr(request, "auth", None)
+    response = _refused(request, 429, str(exc), kind=f"throttled:{token.pk if token else '-'}")
+    if exc.wait:
+        response["Retry-After"] = str(int(exc.wait))
     return response
 
 

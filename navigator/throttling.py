@@ -98,9 +98,9 @@ class AuthFailureLimit:
     def seconds_left(self) -> int:
         return self.counter.seconds_left()
 
-    def window_key(self, request: HttpRequest, status: int) -> str:
+    def window_key(self, request: HttpRequest, kind: str) -> str:
         """Names the log row that counts this address's refusals of one kind this window."""
-        return self.counter.key(f"{client_address(request)}:{status}")
+        return self.counter.key(f"{client_address(request)}:{kind}")
 
 
 def client_address(request: HttpRequest) -> str:

@@ -121,3 +121,39 @@ def test_a_flood_of_bad_tokens_adds_rows_for_its_kinds_not_for_each_call(client,
     assert rows.aggregate(calls=Sum("repeats"))["calls"] == 40
     assert {row.client_address for row in rows} == {"192.0.2.1"}
     assert dict(rows.values_list("status_code", "repeats")) == {401: 3, 429: 37}
+
+
+def test_a_blocked_address_is_refused_whatever_it_sends_and_oversized_bodies_share_a_row(
+    client, failure_limit, settings
+):
+    settings.API_MAX_BODY_BYTES = 100
+    big = '{"query": "' + "isa " * 100 + '"}'
+
+    def search(address):
+        return client.post(
+            "/api/v1/search", big, content_type="application/json",
+            HTTP_AUTHORIZATION="Bearer x", REMOTE_ADDR=address,
+        )  # fmt: skip
+
+    assert [search("192.0.2.9").status_code for _ in range(5)] == [413] * 5
+    oversized = QueryLog.objects.filter(status_code=413)
+    assert list(oversized.values_list("repeats", flat=True)) == [5]
+    for _ in range(3):
+        client.get("/api/v1/categories", HTTP_AUTHORIZATION="Bearer x", REMOTE_ADDR="192.0.2.9")
+    assert search("192.0.2.9").status_code == 429  # blocked before its body is weighed
+
+
+def test_calls_over_a_tokens_rate_share_one_log_row_naming_the_token(db, client, monkeypatch):
+    from navigator.api import TOKEN_THROTTLE
+
+    monkeypatch.setattr(TOKEN_THROTTLE, "num_requests", 1)
+    caches["default"].clear()
+    token, raw = api_token_create(name="busy app")
+    statuses = [
+        client.get("/api/v1/categories", HTTP_AUTHORIZATION=f"Bearer {raw}").status_code
+        for _ in range(6)
+    ]
+    assert statuses == [200, 429, 429, 429, 429, 429]
+    throttled = QueryLog.objects.filter(status_code=429)
+    assert list(throttled.values_list("token", "repeats")) == [(token.pk, 5)]
+    caches["default"].clear()
