@@ -108,6 +108,8 @@ def extract_snapshot(self, snapshot_id: int, provider: str | None = None) -> str
         if isinstance(exc.__cause__, ProviderTransientError) and _retries_left(self):
             raise RetryableExtractionFailure(exc.run.error) from exc
         return exc.run.status
+    except SoftTimeLimitExceeded:  # as in extract_ingested: the run is failed with the
+        return "failed"  # reason, and the job's chord still reaches its embedding step
 
 
 def _retries_left(task) -> bool:

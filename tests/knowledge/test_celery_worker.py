@@ -300,3 +300,20 @@ def test_a_page_past_the_soft_time_limit_fails_with_the_reason(loopback_worker, 
     assert item.outcome == IngestItem.Outcome.FAILED
     assert item.reason.startswith("worker lost or timed out: the task's soft time limit")
     assert not Source.objects.exists() and not PageSnapshot.objects.exists()
+
+
+def test_a_timed_out_extraction_returns_failed_so_the_jobs_chord_still_embeds(
+    monkeypatch, retries_asked
+):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from knowledge import providers
+    from knowledge.services import extract
+
+    def out_of_time(*, snapshot_id, provider):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(extract, "snapshot_extract", out_of_time)
+    monkeypatch.setattr(providers, "get_provider", lambda name=None: "a provider")
+    assert run_as_a_worker(tasks.extract_snapshot, 7) == "failed"
+    assert retries_asked == []
