@@ -47,7 +47,6 @@ from knowledge.services.proposals import (
     validate_proposal,
 )
 
-STALE_CLAIM = dt.timedelta(minutes=15)
 Run = ExtractionRun
 
 
@@ -103,8 +102,11 @@ def snapshot_run_claim(*, snapshot_id: int, provider_name: str, prompt_version: 
     run, _ = Run.objects.get_or_create(
         snapshot_id=snapshot_id, provider=provider_name, prompt_version=prompt_version
     )
+    # A run still RUNNING after longer than any task may run was lost with its worker: the
+    # same age at which the sweeper fails it, so a live run is never taken over.
+    lost_before = timezone.now() - dt.timedelta(seconds=settings.JOB_STALE_AFTER_SECONDS)
     claimable = Q(status__in=[Run.Status.PENDING, Run.Status.FAILED]) | Q(
-        status=Run.Status.RUNNING, started_at__lt=timezone.now() - STALE_CLAIM
+        status=Run.Status.RUNNING, started_at__lt=lost_before
     )
     claimed = Run.objects.filter(claimable, pk=run.pk).update(
         status=Run.Status.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1, error=""

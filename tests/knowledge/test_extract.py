@@ -251,3 +251,29 @@ def test_pipeline_chain_fetches_extracts_and_embeds_a_page():
     assert ExtractionRun.objects.get(snapshot=snapshot).status == ExtractionRun.Status.SUCCEEDED
     tasks.page_pipeline(job.pk, ref).apply()  # a redelivered chain adds nothing
     assert AtomicUnit.objects.filter(snapshot=snapshot).count() == units.count()
+
+
+def test_a_running_run_is_taken_over_only_once_it_is_as_old_as_the_sweeper_calls_lost(db, settings):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from knowledge.models import ExtractionRun
+    from knowledge.services.extract import snapshot_run_claim
+    from tests.factories import SnapshotFactory
+
+    settings.JOB_STALE_AFTER_SECONDS = 3600
+    snapshot = SnapshotFactory()
+    run = ExtractionRun.objects.create(
+        snapshot=snapshot, provider="heuristic", prompt_version="v", status="running"
+    )
+
+    def claim_after(minutes: int):
+        started = timezone.now() - dt.timedelta(minutes=minutes)
+        ExtractionRun.objects.filter(pk=run.pk).update(status="running", started_at=started)
+        return snapshot_run_claim(
+            snapshot_id=snapshot.pk, provider_name="heuristic", prompt_version="v"
+        )
+
+    assert claim_after(30) is None  # a live run of a long task is left to its worker
+    assert claim_after(61).pk == run.pk
