@@ -143,7 +143,7 @@ class _KnownIds:
 
     @classmethod
     def read(cls) -> _KnownIds:
-        concepts = {concept.taxonomy_id: concept for concept in Concept.objects.all()}
+        concepts = {c.taxonomy_id: c for c in Concept.objects.select_related("category")}
         by_pk = {concept.pk: concept for concept in concepts.values()}
         aliases = {
             alias: by_pk[concept_pk]

@@ -273,3 +273,15 @@ def test_a_load_after_editors_changes_keeps_every_change_and_reports_it(tmp_path
         "isa.bootstrap.mortgage_deposit: in the database (active), not in the file",
     ]:
         assert difference in printed
+
+
+def test_a_second_load_of_the_whole_taxonomy_reads_it_in_a_few_queries(db):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    call_command("load_taxonomy", stdout=StringIO())
+    concepts = Concept.objects.count()
+    with CaptureQueriesContext(connection) as captured:
+        call_command("load_taxonomy", stdout=StringIO())
+    assert concepts > 200
+    assert len(captured) < 20  # not one per concept
