@@ -5,7 +5,8 @@ from __future__ import annotations
 from django import forms
 
 from curation.models import AuditJudgement
-from curation.services.audit_sample import ANSWER_FIELDS, MAX_NOTE, MAX_SAMPLE, QUESTIONS
+from curation.services.audit import MAX_NOTE
+from curation.services.audit_sample import ANSWER_FIELDS, MAX_SAMPLE, QUESTIONS
 from knowledge.models import AtomicUnit, Category
 
 MAX_SEED = 2**62

@@ -50,6 +50,20 @@ class RevertRefused(ValueError):
     """The event cannot be reverted as asked; the message says why."""
 
 
+MAX_NOTE = 2000
+
+
+def note_checked(note: str | None, refused: type[Exception], *, field: str = "note") -> str:
+    """A person's note or reason on a decision, stripped; refused (naming the field) when it
+    is too long or holds a NUL, which PostgreSQL cannot store in text."""
+    note = (note or "").strip()
+    if len(note) > MAX_NOTE:
+        raise refused(f"{field}: at most {MAX_NOTE} characters")
+    if "\x00" in note:
+        raise refused(f"{field}: must not contain a NUL character")
+    return note
+
+
 def state_of(instance: models.Model, fields: Iterable[str]) -> dict[str, object]:
     """The named fields of a record as JSON values (foreign keys by their attname)."""
     state = {}

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent, AuditJudgement, AuditSample
-from curation.services.audit import audit_record, audit_revert, states_of
+from curation.services.audit import audit_record, audit_revert, note_checked, states_of
 from curation.services.locks import atomic_or_refused, concepts_lock
 from curation.services.superseding import unit_soft_delete
 from curation.services.taxonomy import units_move
@@ -37,7 +37,6 @@ CREATED_FIELDS = ("sample", "unit", "category", "provider", "unit_type", *JUDGEM
 ITEM_FIELDS = ("status", "resolution_note")
 REVERTIBLE_HERE = ("audit.judge", "triage.send")
 MAX_SAMPLE = 1000
-MAX_NOTE = 2000
 
 
 class AuditRefused(ValueError):
@@ -126,9 +125,7 @@ def judgement_record(
     """Record one unit's six answers in a sample, or replace the earlier ones."""
     require_auditor(user)
     answers = _valid_answers(answers)
-    note = (note or "").strip()
-    if len(note) > MAX_NOTE:
-        raise AuditRefused(f"note: at most {MAX_NOTE} characters")
+    note = note_checked(note, AuditRefused)
     with transaction.atomic():
         sample = AuditSample.objects.select_for_update().get(pk=sample_id)
         if unit_id not in sample.unit_ids:
@@ -196,9 +193,9 @@ def audit_unit_triage(*, sample_id: int, unit_id: int, user, reason: str) -> Aud
     and put what it said on the editors' triage list as an open item, where it can be
     assigned to a concept again or discarded."""
     require_auditor(user)
-    reason = (reason or "").strip()
-    if not reason or len(reason) > MAX_NOTE:
-        raise AuditRefused(f"reason: say what is wrong with it (1 to {MAX_NOTE} characters)")
+    reason = note_checked(reason, AuditRefused, field="reason")
+    if not reason:
+        raise AuditRefused("reason: say what is wrong with it")
     _sample_holding(sample_id, unit_id)
     with atomic_or_refused(AuditRefused):
         concept_id = AtomicUnit.objects.values_list("concept_id", flat=True).get(pk=unit_id)

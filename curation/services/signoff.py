@@ -12,13 +12,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent
-from curation.services.audit import audit_record, audit_revert, states_of
+from curation.services.audit import audit_record, audit_revert, note_checked, states_of
 from knowledge.models import AtomicUnit
 
 SIGNOFF_PERMISSION = "knowledge.signoff_atomicunit"
 # Not a prefix of the editors' actions: their change log must neither list nor revert it.
 SIGNOFF_ACTION = "signoff.unit"
-MAX_NOTE = 2000
 
 
 class SignoffRefused(ValueError):
@@ -35,7 +34,7 @@ def require_signer(user) -> None:
 def unit_signoff(*, unit_id: int, user, note: str = "") -> AuditEvent:
     """Sign off a living, pending unit. Raises AtomicUnit.DoesNotExist for an unknown id."""
     require_signer(user)
-    note = _valid_note(note)
+    note = note_checked(note, SignoffRefused)
     with transaction.atomic():
         claimed = (
             AtomicUnit.objects.alive()
@@ -62,15 +61,6 @@ def unit_signoff_revert(*, event_id: int, user) -> AuditEvent:
     if event.action != SIGNOFF_ACTION:
         raise SignoffRefused("only sign-offs are reverted here")
     return audit_revert(event_id=event_id, user=user, permission=SIGNOFF_PERMISSION)
-
-
-def _valid_note(note: str) -> str:
-    note = (note or "").strip()
-    if len(note) > MAX_NOTE:
-        raise SignoffRefused(f"note: at most {MAX_NOTE} characters")
-    if "\x00" in note:  # PostgreSQL stores no NUL in text
-        raise SignoffRefused("note: must not contain a NUL character")
-    return note
 
 
 def _why_not_pending(unit: AtomicUnit) -> str:

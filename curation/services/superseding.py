@@ -19,7 +19,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from curation.models import AuditEvent, SupersedingCandidate
-from curation.services.audit import audit_record, audit_revert, states_of
+from curation.services.audit import audit_record, audit_revert, note_checked, states_of
 from curation.services.locks import atomic_or_refused, concepts_lock
 from knowledge.models import AtomicUnit
 from knowledge.services.units import concept_ordinals_renumber
@@ -28,7 +28,6 @@ DECIDE_PERMISSION = "curation.decide_supersedingcandidate"
 CANDIDATE_FIELDS = ("status", "reviewer", "decided_at", "note")
 SUPERSEDING_FIELDS = ("superseded_by", "superseded_date")
 DELETION_FIELDS = ("deleted_at", "deleted_by", "ordinal")
-MAX_NOTE = 2000
 
 
 class AlreadyDecided(Exception):
@@ -100,11 +99,7 @@ def decision_revert(*, event_id: int, user) -> AuditEvent:
 
 def _decide(candidate_id: int, *, user, note: str, status: str) -> SupersedingCandidate:
     require_decider(user)
-    note = (note or "").strip()
-    if len(note) > MAX_NOTE:
-        raise DecisionRefused(f"note: at most {MAX_NOTE} characters")
-    if "\x00" in note:  # PostgreSQL stores no NUL in text
-        raise DecisionRefused("note: must not contain a NUL character")
+    note = note_checked(note, DecisionRefused)
     now = timezone.now()
     # A broken chain (its trigger) or a clash at commit is refused, said plainly.
     with atomic_or_refused(DecisionRefused):

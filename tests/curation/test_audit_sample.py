@@ -207,3 +207,17 @@ def test_the_report_command_prints_and_writes_json(expert, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "Per question" in printed and "Per category" in printed and "Isa" in printed
     assert '"every_count"' in out.read_text()
+
+
+def test_a_note_or_reason_postgresql_cannot_store_is_refused_naming_it(expert):
+    (unit,) = extracted_units(1)
+    sample = sample_draw(size=1, seed=1, user=expert)
+    with pytest.raises(AuditRefused, match="note: must not contain a NUL"):
+        judgement_record(
+            sample_id=sample.pk, unit_id=unit.pk, answers=ALL_YES, user=expert, note="a\x00b"
+        )
+    with pytest.raises(AuditRefused, match="reason: must not contain a NUL"):
+        audit_unit_triage(sample_id=sample.pk, unit_id=unit.pk, user=expert, reason="a\x00b")
+    with pytest.raises(AuditRefused, match="reason: say what is wrong"):
+        audit_unit_triage(sample_id=sample.pk, unit_id=unit.pk, user=expert, reason="  ")
+    assert not AuditJudgement.objects.exists() and not ExtractionItem.objects.exists()
