@@ -16,6 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from curation.forms.audit_sample import DrawForm, JudgementForm, MoveForm, TriageForm
+from curation.forms.fields import whole_number
 from curation.models import AuditEvent, AuditJudgement, AuditSample
 from curation.presenters.audit_chart import precision_chart
 from curation.presenters.review import evidence_url, value_label
@@ -67,10 +68,7 @@ def audit_draw(request: HttpRequest) -> HttpResponse:
 
 def _samples_page(request, form: DrawForm, *, status: int = 200) -> HttpResponse:
     samples = list(selectors.samples_list()[:100])
-    summaries = {
-        sample.pk: selectors.audit_results(sample_id=sample.pk).overall.estimates[-1]
-        for sample in samples
-    }
+    summaries = selectors.sample_summaries(sample_ids=[sample.pk for sample in samples])
     rows = [(sample, summaries[sample.pk]) for sample in samples]
     page = admin_page(request, "Audit samples", form=form, rows=rows)
     return render(request, TEMPLATE, page, status=status)
@@ -165,10 +163,10 @@ def audit_revert(request: HttpRequest, sample_id: int, position: int, event_id: 
 @never_cache
 @auditor_required
 def audit_results(request: HttpRequest) -> HttpResponse:
-    raw = request.GET.get("sample", "")
-    sample = _sample(int(raw)) if raw.isascii() and raw.isdigit() else None
-    results = selectors.audit_results(sample_id=sample.pk if sample else None)
+    sample_id = whole_number(request.GET.get("sample", ""))
+    sample = _sample(sample_id) if sample_id else None
     overall = selectors.audit_results()  # the chart is always over every sample
+    results = selectors.audit_results(sample_id=sample.pk) if sample else overall
     page = admin_page(
         request, "Audit results", sample=sample, results=results,
         columns=selectors.COLUMNS, chart=precision_chart(overall.over_time),

@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from curation.forms.fields import whole_number
 from curation.forms.review import BulkApproveForm, DecisionForm, ReviewFilterForm
 from curation.models import AuditEvent, SupersedingCandidate
 from curation.presenters.chart import decisions_chart
@@ -188,11 +189,11 @@ def _with_query(url: str, params: list[tuple[str, object]]) -> str:
 
 
 def _requested_pair(raw: str | None) -> SupersedingCandidate | None:
-    # ASCII digits only: "²".isdigit() is true, but int("²") fails.
-    if not raw or not (raw.isascii() and raw.isdigit()):
+    candidate_id = whole_number(raw or "")
+    if candidate_id is None:
         return None
     try:
-        return selectors.candidate_for_review(candidate_id=int(raw))
+        return selectors.candidate_for_review(candidate_id=candidate_id)
     except SupersedingCandidate.DoesNotExist:
         return None
 

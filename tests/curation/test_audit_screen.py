@@ -65,3 +65,31 @@ def test_other_roles_are_refused(client, name):
 def test_anonymous_people_go_to_the_login(client):
     response = client.get(reverse("curation:audit"))
     assert response.status_code == 302 and "/login/" in response.url
+
+
+def test_the_list_of_samples_reads_their_summaries_in_one_query(client, expert):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from curation.services.audit_sample import judgement_record, sample_draw
+
+    knowledge_base({"isa": 3})
+    client.force_login(expert)
+
+    def queries_for_the_list() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(reverse("curation:audit")).status_code == 200
+        return len(captured)
+
+    def judged_sample(seed: int) -> None:
+        sample = sample_draw(size=2, seed=seed, user=expert)
+        judgement_record(
+            sample_id=sample.pk, unit_id=sample.unit_ids[0], answers=ALL_YES, user=expert
+        )
+
+    judged_sample(1)
+    with_one = queries_for_the_list()
+    for seed in (2, 3, 4):
+        judged_sample(seed)
+    assert queries_for_the_list() == with_one
+    assert client.get(reverse("curation:audit")).content.decode().count("1 of 2") == 4
