@@ -9,6 +9,7 @@ names what is wrong.
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import openai
@@ -164,7 +165,7 @@ def _parsed_completion(client, prompt: str, schema: type[BaseModel], *, model: s
         raise _endpoint_failure(exc) from exc
     except ValidationError as exc:
         raise _unusable_answer(exc) from None
-    except ValueError as exc:  # a 200 whose body claims to be JSON but is not
+    except json.JSONDecodeError as exc:  # a 200 whose body claims to be JSON but is not
         raise ProviderError(
             f"the LLM endpoint answered with a body that is not valid JSON: {exc}"
         ) from exc

@@ -674,3 +674,20 @@ def test_the_sdk_sends_strict_schemas_closing_every_object_and_requiring_every_p
     assert {path for path, _ in _objects(units)} == {"$", "$.$defs.LlmUnit"}
     assert units["properties"]["units"]["items"] == {"$ref": "#/$defs/LlmUnit"}
     assert {"type": "null"} in units["$defs"]["LlmUnit"]["properties"]["concept_id"]["anyOf"]
+
+
+def test_a_fault_on_our_side_of_the_sdk_is_not_blamed_on_the_endpoint():
+    """A schema the SDK cannot make strict (a ValueError raised before any request) is a
+    programming error to see, not a ProviderError saying the endpoint sent bad JSON."""
+    from types import SimpleNamespace
+
+    from knowledge.providers import UnitText
+
+    def parse(**request):
+        raise ValueError("this schema cannot be made strict")
+
+    client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(parse=parse)))
+    provider = OpenAIProvider(client=client, context_model=MODEL, extract_model=MODEL)
+    unit = UnitText(unit_type="threshold", text="The allowance is £20,000.")
+    with pytest.raises(ValueError, match="cannot be made strict"):
+        provider.adjudicate_superseding(older=unit, newer=unit)
