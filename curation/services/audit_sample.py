@@ -21,6 +21,7 @@ from curation.services.locks import atomic_or_refused, concepts_lock
 from curation.services.superseding import unit_soft_delete
 from curation.services.taxonomy import units_move
 from knowledge.models import AtomicUnit, Category, ExtractionItem
+from knowledge.services.extract import proposal_from_unit
 
 JUDGE_PERMISSION = "curation.judge_auditsample"
 QUESTIONS = (
@@ -234,23 +235,10 @@ def _living_unit(unit_id: int, concept_id: int) -> AtomicUnit:
 
 
 def _triage_item(unit: AtomicUnit, *, reason: str) -> ExtractionItem:
-    proposal = {
-        "unit_type": unit.unit_type,
-        "text": unit.text,
-        "concept_id": unit.concept.taxonomy_id,
-        "evidence_quote": unit.evidence_quote,
-        "valid_from": unit.valid_from.isoformat() if unit.valid_from else None,
-        "valid_to": unit.valid_to.isoformat() if unit.valid_to else None,
-        "value_amount": None if unit.value_amount is None else str(unit.value_amount),
-        "value_unit": unit.value_unit or None,
-        "value_period": unit.value_period or None,
-        "validity_basis": unit.validity_basis,
-        "candidates": [],
-    }
     return ExtractionItem.objects.create(
         run_id=unit.extraction_run_id, snapshot_id=unit.snapshot_id,
         kind=ExtractionItem.Kind.UNASSIGNED, reason_code="audit", reason=reason,
-        proposal=proposal, evidence_start=unit.evidence_start, evidence_end=unit.evidence_end,
+        proposal=proposal_from_unit(unit).as_json(), evidence_start=unit.evidence_start, evidence_end=unit.evidence_end,
         candidates=[],
     )  # fmt: skip
 

@@ -333,6 +333,22 @@ def proposal_from_item(item: ExtractionItem) -> UnitProposal:
     )
 
 
+def proposal_from_unit(unit: AtomicUnit) -> UnitProposal:
+    """What a stored unit states, as a proposal again (to put it back on the triage list)."""
+    return UnitProposal(
+        unit_type=unit.unit_type,
+        text=unit.text,
+        concept_id=unit.concept.taxonomy_id,
+        evidence_quote=unit.evidence_quote,
+        valid_from=unit.valid_from.isoformat() if unit.valid_from else None,
+        valid_to=unit.valid_to.isoformat() if unit.valid_to else None,
+        value_amount=unit.value_amount,
+        value_unit=unit.value_unit or None,
+        value_period=unit.value_period or None,
+        validity_basis=unit.validity_basis,
+    )
+
+
 def proposal_store(*, proposal: UnitProposal, snapshot: PageSnapshot, run: Run) -> AtomicUnit:
     """Validate one proposal against its snapshot (quote, dates, amount, active concept) and
     store it as a unit with verified evidence; raises ProposalInvalid naming what fails."""

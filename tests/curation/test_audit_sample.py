@@ -19,6 +19,7 @@ from curation.services.audit_sample import (
 )
 from curation.services.taxonomy import taxonomy_change_revert
 from knowledge.models import AtomicUnit, ExtractionItem, ExtractionRun
+from knowledge.services.extract import proposal_from_item, proposal_from_unit
 from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db
@@ -180,6 +181,7 @@ def test_sending_to_triage_takes_the_unit_out_and_reverts(expert):
     item = ExtractionItem.objects.get()
     assert item.status == "open" and item.kind == "unassigned"
     assert item.proposal["concept_id"] == "isa.annual_allowance"
+    assert proposal_from_item(item) == proposal_from_unit(first)  # what the unit said, whole
     assert event.action == "triage.send"
     with pytest.raises(AuditRefused):
         audit_unit_triage(sample_id=sample.pk, unit_id=first.pk, user=expert, reason="again")
