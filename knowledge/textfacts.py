@@ -122,8 +122,32 @@ _BIRTH_OR_AGE = re.compile(r"\b(born|birth|died|death|aged?|reach(ed)?)\b[^.;]*$
 _MONTH_START = re.compile(rf"^\s*{_MONTH} (\d{{4}})\b", re.I)
 
 
-def find_validities(text: str) -> list[Validity]:
-    """Every validity phrase in `text`, most specific kinds first, in text order per kind."""
+# Student finance dates its figures by academic year, not tax year. Its regulations count a
+# course's academic year from 1 August ("an academic year beginning on or after 1 August"), so
+# "2024 to 2025 academic year" runs 1 August 2024 to 31 July 2025.
+ACADEMIC_YEAR_START_MONTH = 8
+_ACADEMIC_NEAR = re.compile(r"academic years?", re.I)
+
+
+def academic_year_bounds(start_year: int) -> tuple[dt.date, dt.date]:
+    first = dt.date(start_year, ACADEMIC_YEAR_START_MONTH, 1)
+    return first, dt.date(start_year + 1, ACADEMIC_YEAR_START_MONTH, 1) - dt.timedelta(days=1)
+
+
+def _year_bounds(text: str, start: int, end: int, first_year: int, academic: bool):
+    """A year pair's dates: an academic year when the words beside it say so (or the page
+    counts in academic years and the pair does not say 'tax year'), a tax year otherwise."""
+    before, after = text[max(0, start - 20) : start], text[end : end + 20]
+    if "tax year" in (before + after).lower():
+        return tax_year_bounds(first_year)
+    if academic or _ACADEMIC_NEAR.search(before + after):
+        return academic_year_bounds(first_year)
+    return tax_year_bounds(first_year)
+
+
+def find_validities(text: str, *, academic: bool = False) -> list[Validity]:
+    """Every validity phrase in `text`, most specific kinds first, in text order per kind.
+    `academic`: the text's bare year pairs ('2024 to 2025') are academic years."""
     found: list[Validity] = []
     taken: list[range] = []
 
@@ -148,7 +172,8 @@ def find_validities(text: str) -> list[Validity]:
             add(m.start(), m.end(), *tax_year_bounds(first), m.group())
     for m in _YEAR_PAIR.finditer(text):
         if int(m[2]) == int(m[1]) + 1:
-            add(m.start(), m.end(), *tax_year_bounds(int(m[1])), m.group())
+            bounds = _year_bounds(text, m.start(), m.end(), int(m[1]), academic)
+            add(m.start(), m.end(), *bounds, m.group())
     for m in _MONTH_RANGE.finditer(text):
         first = dt.date(int(m[2]), MONTHS[m[1].lower()], 1)
         last = _month_end(int(m[4]), MONTHS[m[3].lower()])
@@ -162,12 +187,13 @@ def find_validities(text: str) -> list[Validity]:
     return sorted(found, key=lambda validity: validity.start)
 
 
-def header_validity(header: str) -> Validity | None:
+def header_validity(header: str, *, academic: bool = False) -> Validity | None:
     """A table header or row label that is itself a period: '2024 to 2025', 'April 2025'."""
     bare = _BARE_YEARS.match(header)
     if bare and int(bare[2]) == int(bare[1]) + 1:
-        return Validity(*tax_year_bounds(int(bare[1])), 0, header)
-    found = find_validities(header)
+        bounds = academic_year_bounds if academic else tax_year_bounds
+        return Validity(*bounds(int(bare[1])), 0, header)
+    found = find_validities(header, academic=academic)
     if found:
         return found[0]
     month = _MONTH_START.match(header)
@@ -179,7 +205,7 @@ def header_validity(header: str) -> Validity | None:
 _HINT_RANGE = re.compile(r"^(\d{4})-(\d{2})(?:-to-(\d{4})-(\d{2}))?(-or-later)?$")
 
 
-def hint_validity(hint: str) -> Validity | None:
+def hint_validity(hint: str, *, academic: bool = False) -> Validity | None:
     """A page file's stated figures period ('2014-15', '2015-16-to-2019-20', '2024-25-or-later').
     Vague hints ('c2017-22', 'pre-2024-25', 'undated', '2018-or-later') give nothing."""
     match = _HINT_RANGE.match(hint or "")
@@ -189,8 +215,9 @@ def hint_validity(hint: str) -> Validity | None:
     if int(match[2]) != (first + 1) % 100:
         return None
     last = int(match[3]) if match[3] else first
-    valid_from = tax_year_bounds(first)[0]
-    valid_to = None if match[5] else tax_year_bounds(last)[1]
+    bounds = academic_year_bounds if academic else tax_year_bounds
+    valid_from = bounds(first)[0]
+    valid_to = None if match[5] else bounds(last)[1]
     return Validity(valid_from, valid_to, 0, hint)
 
 

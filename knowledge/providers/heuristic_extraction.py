@@ -27,8 +27,10 @@ from knowledge.providers.heuristic_sentences import (
 from knowledge.providers.types import PageInput, UnitProposal
 from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
+    ACADEMIC_YEAR_START_MONTH,
     Amount,
     Validity,
+    academic_year_bounds,
     find_amounts,
     find_validities,
     header_validity,
@@ -85,11 +87,17 @@ class Line:
         return "paragraph"
 
 
+def counts_academic_years(page: PageInput) -> bool:
+    """Student finance pages count in academic years: their bare '2024 to 2025' is one."""
+    lowered = page.text.lower()
+    return lowered.count("academic year") > lowered.count("tax year")
+
+
 def page_validity(page: PageInput) -> Validity | None:
     """A tax year the page states for itself ('The current tax year is …', 'In the 2015 to
     2016 tax year …'): the most frequent closed period in its text."""
     counts: dict[tuple, int] = defaultdict(int)
-    for validity in find_validities(page.text):
+    for validity in find_validities(page.text, academic=counts_academic_years(page)):
         if validity.valid_from and validity.valid_to:
             counts[(validity.valid_from, validity.valid_to)] += 1
     if not counts:
@@ -104,8 +112,9 @@ class _Extractor:
         self.text = page.text
         self.lines = self._lines()
         self.proposals: list[UnitProposal] = []
+        self.academic = counts_academic_years(page)
         self.page_period = page_validity(page)
-        self.hint_period = hint_validity(page.period_hint)
+        self.hint_period = hint_validity(page.period_hint, academic=self.academic)
         self.seen: set[tuple] = set()
         self.previous: list[int] = []  # where the last paragraph sentences read start
 
@@ -268,13 +277,15 @@ class _Extractor:
             for header, value in cells
             if not find_amounts(value)
         ]
-        row_validity = next((v for _, value in cells if (v := row_label_validity(value))), None)
+        row_validity = next(
+            (v for _, value in cells if (v := row_label_validity(value, self.academic))), None
+        )
         heading = " > ".join(line.section["heading_path"][-2:])
         for header, value in cells:
             amounts = _distinct(find_amounts(value))
             if not amounts:
                 continue
-            cell_validity = header_validity(header) or row_validity
+            cell_validity = header_validity(header, academic=self.academic) or row_validity
             described = "; ".join([*labels, f"{header}: {value}" if header else value])
             text = f"{heading}: {described}" if heading else described
             text = f"{text} ({intro})" if intro else text
@@ -364,7 +375,7 @@ class _Extractor:
         if key in self.seen or not quote.strip():
             return
         self.seen.add(key)
-        dates, basis = self._validity(line, quote, validity, is_figure)
+        dates, basis = self._validity(line, quote, validity, amount if is_figure else None)
         self.proposals.append(
             UnitProposal(
                 unit_type=unit_type,
@@ -388,16 +399,23 @@ class _Extractor:
                 return index
         return None
 
-    def _validity(self, line: Line, quote: str, validity, is_figure: bool):
+    def _validity(self, line: Line, quote: str, validity, amount: Amount | None):
+        """A figure takes the period stated nearest it; a rule takes a period only when its
+        sentence opens with it ("From 6 April 2025, …"): "you can backdate to any tax year
+        since 5 April 2015" is a rule about dates, not a rule that started then."""
         if validity is not None:
             return (validity.valid_from, validity.valid_to), "table header or row"
-        own = find_validities(quote)
-        if own:
-            return (own[0].valid_from, own[0].valid_to), "stated in the quote"
-        section = self._section_validity(line)
+        own = find_validities(quote, academic=self.academic)
+        if amount is not None:
+            stated = _nearest(own, quote.find(amount.printed), len(amount.printed))
+        else:
+            stated = next((v for v in own if _opens_sentence(quote, v)), None)
+        if stated is not None:
+            return (stated.valid_from, stated.valid_to), "stated in the quote"
+        section = self._section_validity(line, figures=amount is not None)
         if section is not None:
             return (section.valid_from, section.valid_to), "stated in its section"
-        if not is_figure:
+        if amount is None:
             # A rule with no period of its own holds until something supersedes it; the
             # page's period dates its figures, not its rules.
             return (None, None), ""
@@ -408,19 +426,56 @@ class _Extractor:
         if self.page.public_updated_at is not None:
             # In force when the page was last updated; when it ends is unknown until a newer
             # version supersedes it, so the end stays open.
-            first, _ = tax_year_bounds(tax_year_start_year(self.page.public_updated_at.date()))
+            updated = self.page.public_updated_at.date()
+            if self.academic:
+                start = updated.year - (updated.month < ACADEMIC_YEAR_START_MONTH)
+                return (
+                    academic_year_bounds(start)[0],
+                    None,
+                ), "academic year of the page's last update"
+            first, _ = tax_year_bounds(tax_year_start_year(updated))
             return (first, None), "tax year of the page's last update"
         return (None, None), ""
 
-    def _section_validity(self, line: Line) -> Validity | None:
+    def _section_validity(self, line: Line, *, figures: bool) -> Validity | None:
+        """The period its headings state; for figures also one stated earlier in the section
+        ("The rates for 2024 to 2025 are:"). A rule does not take a date from a sentence
+        before it: that sentence's date is about something else."""
         section = line.section
         path = " ".join(section["heading_path"])
-        found = find_validities(path)
+        found = find_validities(path, academic=self.academic)
         if found:
             return found[0]
+        if not figures:
+            return None
         before = self.text[section["start"] : line.start]
-        found = [v for v in find_validities(before) if v.valid_from or v.valid_to]
+        found = [
+            v for v in find_validities(before, academic=self.academic) if v.valid_from or v.valid_to
+        ]
         return found[-1] if found else None
+
+
+def _nearest(validities: list[Validity], at: int, width: int) -> Validity | None:
+    """The period stated closest to a figure in its quote ("£722 up to 7 April 2024 and is
+    £793 from 8 April 2024": each figure its own)."""
+    if at < 0 or not validities:
+        return validities[0] if validities else None
+
+    def gap(validity: Validity) -> int:
+        end = validity.start + len(validity.phrase)
+        return validity.start - (at + width) if validity.start >= at else at - end
+
+    return min(validities, key=gap)
+
+
+_OPENING_WORDS = re.compile(r"^(?:in|for|during|over) (?:the )?$", re.I)
+
+
+def _opens_sentence(quote: str, validity: Validity) -> bool:
+    """The period opens its sentence: 'From 6 April 2025, …', 'In the 2024 to 2025 tax year …'."""
+    before = quote[: validity.start]
+    lead = re.split(r"(?<=[.!?:;])\s+", before)[-1] if before.strip() else ""
+    return not lead.strip() or bool(_OPENING_WORDS.match(lead.lstrip()))
 
 
 def _continues(previous: Line, line: Line) -> bool:
@@ -432,10 +487,10 @@ def _continues(previous: Line, line: Line) -> bool:
     )
 
 
-def row_label_validity(label: str) -> Validity | None:
+def row_label_validity(label: str, academic: bool = False) -> Validity | None:
     """A table row labelled with a start month ('April 2024 (current rate)') holds that year's
     rates: gov.uk rate tables list one row a year, so it runs for twelve months."""
-    validity = header_validity(label)
+    validity = header_validity(label, academic=academic)
     if validity is None or validity.valid_to is not None or validity.valid_from is None:
         return validity
     start = validity.valid_from
