@@ -68,7 +68,8 @@ _PERIOD_WORDS = [
     (re.compile(r"\b(a|per|each|every) month\b|\bmonthly\b", re.I), "month"),
     (
         re.compile(
-            r"\b(a|per|each|every) (tax )?year\b|\bannual(ly)?\b|\byearly\b|\bin a tax year\b", re.I
+            r"\b(a|an|per|each|every) (tax |academic )?year\b|\bannual(ly)?\b|\byearly\b",
+            re.I,
         ),
         "year",
     ),

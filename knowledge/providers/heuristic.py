@@ -18,7 +18,8 @@ import numpy as np
 
 from knowledge import embeddings
 from knowledge.providers.heuristic_adjudication import HEURISTIC_MODEL, heuristic_adjudicate
-from knowledge.providers.heuristic_extraction import extract_proposals, page_validity
+from knowledge.providers.heuristic_dates import page_validity
+from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.providers.types import (
     Adjudication,
     ConceptInfo,

@@ -11,11 +11,18 @@ the page file's stated period or publication date (each unit records which).
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from knowledge.providers.heuristic_dates import (
+    counts_academic_years,
+    nearest_validity,
+    opens_sentence,
+    page_validity,
+    rates_period,
+    row_label_validity,
+)
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import (
     WORKED_EXAMPLE,
@@ -24,6 +31,7 @@ from knowledge.providers.heuristic_sentences import (
     leans_back,
     sentence_kind,
 )
+from knowledge.providers.heuristic_subjects import page_subject, with_subject
 from knowledge.providers.types import PageInput, UnitProposal
 from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
@@ -87,25 +95,6 @@ class Line:
         return "paragraph"
 
 
-def counts_academic_years(page: PageInput) -> bool:
-    """Student finance pages count in academic years: their bare '2024 to 2025' is one."""
-    lowered = page.text.lower()
-    return lowered.count("academic year") > lowered.count("tax year")
-
-
-def page_validity(page: PageInput) -> Validity | None:
-    """A tax year the page states for itself ('The current tax year is …', 'In the 2015 to
-    2016 tax year …'): the most frequent closed period in its text."""
-    counts: dict[tuple, int] = defaultdict(int)
-    for validity in find_validities(page.text, academic=counts_academic_years(page)):
-        if validity.valid_from and validity.valid_to:
-            counts[(validity.valid_from, validity.valid_to)] += 1
-    if not counts:
-        return None
-    (valid_from, valid_to), _ = max(counts.items(), key=lambda item: (item[1], item[0]))
-    return Validity(valid_from, valid_to, 0, "page")
-
-
 class _Extractor:
     def __init__(self, page: PageInput):
         self.page = page
@@ -113,6 +102,8 @@ class _Extractor:
         self.lines = self._lines()
         self.proposals: list[UnitProposal] = []
         self.academic = counts_academic_years(page)
+        self.subject = page_subject(page.title)
+        self.rates_per = rates_period(page.text)
         self.page_period = page_validity(page)
         self.hint_period = hint_validity(page.period_hint, academic=self.academic)
         self.seen: set[tuple] = set()
@@ -357,7 +348,10 @@ class _Extractor:
         if amount.unit == "percent":  # a rate has a period only when one follows it: "5% a year"
             period = rate_period(after)
         else:
-            period = period_in(after) or period_in(period_text)
+            before = re.split(r"[.;]\s", text[: max(0, text.find(amount.printed))])[-1][-60:]
+            period = (
+                period_in(after) or period_in(before) or period_in(period_text) or self.rates_per
+            )
         self._add(
             "threshold", (start, start + len(quote)), line, text=text, amount=amount,
             period=period or ("" if amount.unit == "percent" else "one_off" if "one-off" in text else ""),
@@ -370,7 +364,8 @@ class _Extractor:
     def _add(self, unit_type, span, line: Line, *, text=None, amount=None, period="",
              validity=None, example=False, is_figure=False) -> None:  # fmt: skip
         quote = self.text[span[0] : span[1]]
-        text = " ".join((text or quote).split())
+        heading = line.section["heading_path"][-1] if line.section["heading_path"] else ""
+        text = with_subject(" ".join((text or quote).split()), self.subject, heading)
         key = (unit_type, text, amount.value if amount else None)
         if key in self.seen or not quote.strip():
             return
@@ -407,9 +402,9 @@ class _Extractor:
             return (validity.valid_from, validity.valid_to), "table header or row"
         own = find_validities(quote, academic=self.academic)
         if amount is not None:
-            stated = _nearest(own, quote.find(amount.printed), len(amount.printed))
+            stated = nearest_validity(own, quote.find(amount.printed), len(amount.printed))
         else:
-            stated = next((v for v in own if _opens_sentence(quote, v)), None)
+            stated = next((v for v in own if opens_sentence(quote, v)), None)
         if stated is not None:
             return (stated.valid_from, stated.valid_to), "stated in the quote"
         section = self._section_validity(line, figures=amount is not None)
@@ -455,29 +450,6 @@ class _Extractor:
         return found[-1] if found else None
 
 
-def _nearest(validities: list[Validity], at: int, width: int) -> Validity | None:
-    """The period stated closest to a figure in its quote ("£722 up to 7 April 2024 and is
-    £793 from 8 April 2024": each figure its own)."""
-    if at < 0 or not validities:
-        return validities[0] if validities else None
-
-    def gap(validity: Validity) -> int:
-        end = validity.start + len(validity.phrase)
-        return validity.start - (at + width) if validity.start >= at else at - end
-
-    return min(validities, key=gap)
-
-
-_OPENING_WORDS = re.compile(r"^(?:in|for|during|over) (?:the )?$", re.I)
-
-
-def _opens_sentence(quote: str, validity: Validity) -> bool:
-    """The period opens its sentence: 'From 6 April 2025, …', 'In the 2024 to 2025 tax year …'."""
-    before = quote[: validity.start]
-    lead = re.split(r"(?<=[.!?:;])\s+", before)[-1] if before.strip() else ""
-    return not lead.strip() or bool(_OPENING_WORDS.match(lead.lstrip()))
-
-
 def _continues(previous: Line, line: Line) -> bool:
     return (
         previous.section is line.section
@@ -485,16 +457,6 @@ def _continues(previous: Line, line: Line) -> bool:
         and line.text[:1].islower()
         and not previous.text.rstrip().endswith((".", ":", "!", "?"))
     )
-
-
-def row_label_validity(label: str, academic: bool = False) -> Validity | None:
-    """A table row labelled with a start month ('April 2024 (current rate)') holds that year's
-    rates: gov.uk rate tables list one row a year, so it runs for twelve months."""
-    validity = header_validity(label, academic=academic)
-    if validity is None or validity.valid_to is not None or validity.valid_from is None:
-        return validity
-    start = validity.valid_from
-    return Validity(start, start.replace(year=start.year + 1) - dt.timedelta(days=1), 0, label)
 
 
 def _distinct(amounts: list[Amount]) -> list[Amount]:

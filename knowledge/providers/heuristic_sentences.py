@@ -57,6 +57,7 @@ _RULE = re.compile(
 # …", "It will not …") or refers back to "this money", "these payments", or to "it".
 _ANAPHOR = re.compile(
     r"^(?:this|these|those|that|it|its|they|such)\b|"
+    r"^if (?:you are|you're|you do|you have|you did|this happens)\s?,|^(?:after that|otherwise|if so|if not)\b|"
     r"\b(?:this|these|those) (?!(?:tax )?year|page|guide|section|week|month|time|way\b)[a-z]+|"
     r"\bit\b(?! (?:is|was) (?:not )?(?:possible|illegal|important|likely)\b)",
     re.I,

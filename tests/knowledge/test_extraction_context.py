@@ -72,7 +72,7 @@ def test_a_short_lead_in_is_stated_with_its_heading():
     texts = [
         u.text for u in units if u.evidence_quote == "- 24% on your gains from residential property"
     ]
-    assert texts and all(text.startswith("Gains ") for text in texts)
+    assert texts and all(text.startswith("Capital Gains Tax > Gains ") for text in texts)
 
 
 def test_a_plain_text_table_row_is_written_with_caption_and_column_heads():

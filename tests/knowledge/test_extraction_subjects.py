@@ -60,7 +60,9 @@ def test_a_sentence_broken_by_a_line_break_stays_whole():
     unit = _unit(
         units, "(for example, your ex-partner), you'll each get £25.60 a week.", "threshold"
     )
-    assert unit.text.startswith("If you have 2 children and one lives with you")
+    assert unit.text.startswith(
+        "Child Benefit > If families split up: If you have 2 children and one lives with you"
+    )
     assert unit.value_period == "week"
 
 
@@ -104,5 +106,22 @@ def test_a_table_row_without_figures_is_a_unit_stated_with_its_section():
         for u in units
         if u.evidence_quote.startswith("Category letter: H; Employee group: Apprentices")
     ]
-    assert unit.text.startswith("Category letters: Category letter: H; Employee group: ")
+    assert unit.text.startswith(
+        "National Insurance rates and categories > Category letters: Category letter: H; "
+        "Employee group: "
+    )
     assert unit.unit_type == "rule"
+
+
+def test_a_sentence_that_does_not_name_its_page_subject_is_stated_after_it():
+    units = corpus_units("statutory-sick-pay--what-youll-get--2018-19.json")
+    [unit] = [u for u in units if u.evidence_quote == "Tax and National Insurance will be deducted."]
+    assert unit.text.startswith("Statutory Sick Pay (SSP) > ")
+    named = [u for u in units if u.evidence_quote.startswith("You can get £")]
+    assert named and all(not u.text.startswith("Statutory Sick Pay (SSP) >") for u in named)
+
+
+def test_a_reply_to_the_sentence_before_joins_it():
+    units = corpus_units("employment-support-allowance.json")
+    [unit] = [u for u in units if "you might have to pay some of the money back" in u.text]
+    assert unit.evidence_quote.index("If you are, you might") > 0

@@ -1,0 +1,99 @@
+"""Naming what a unit is about. A sentence on the Statutory Sick Pay page that says "Tax and
+National Insurance will be deducted." is true only of SSP: stored alone it is a fact about
+nothing. When a unit's text does not name its page's subject, the subject (and the heading
+it sits under) is stated before it; the quote stays the page's own words."""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.textfacts import STOPWORDS
+
+# Title words that say what a page does rather than what it is about.
+_GENERIC = frozenset(
+    [
+        "get",
+        "getting",
+        "help",
+        "how",
+        "your",
+        "you",
+        "youre",
+        "new",
+        "style",
+        "the",
+        "if",
+        "paying",
+        "pay",
+        "with",
+        "for",
+        "to",
+        "and",
+        "when",
+        "what",
+        "rates",
+        "rate",
+        "changes",
+        "information",
+        "on",
+        "about",
+        "find",
+        "out",
+        "check",
+        "eligible",
+        "step",
+        "by",
+        "working",
+        "works",
+        "thresholds",
+        "rules",
+        "allowances",
+        "of",
+        "in",
+        "a",
+        "an",
+        "taken",
+        "off",
+        "money",
+        "claiming",
+        "claim",
+    ]
+)
+_LEAD = re.compile(r"^(?:get|how to claim|check you're eligible for|find out about)\s+", re.I)
+_ACRONYM = re.compile(r"\(([A-Z]{2,6})\)")
+# Part of a subject named often enough to count ("ISA" for "Individual Savings Accounts").
+_SHARE_NAMED = 0.6
+
+
+def page_subject(title: str) -> str:
+    """What a page is about, from its title: 'How to claim New Style Jobseeker's Allowance
+    (JSA): step by step' -> "New Style Jobseeker's Allowance (JSA)"."""
+    head = _LEAD.sub("", title.split(":")[0].strip())
+    return head[:1].upper() + head[1:] if head else title
+
+
+def _significant(text: str) -> list[str]:
+    words = re.findall(r"[a-z]+", text.lower().replace("'", ""))
+    return [word for word in words if word not in STOPWORDS and word not in _GENERIC]
+
+
+def names_subject(text: str, subject: str) -> bool:
+    """True when the text names the subject: its acronym, or most of its own words."""
+    for acronym in _ACRONYM.findall(subject):
+        if re.search(rf"\b{acronym}s?\b", text):
+            return True
+    wanted = _significant(_ACRONYM.sub("", subject))
+    if not wanted:
+        return True
+    present = _significant(text)
+    found = sum(1 for word in wanted if any(have.startswith(word[:5]) for have in present))
+    return found / len(wanted) >= _SHARE_NAMED
+
+
+def with_subject(text: str, subject: str, heading: str) -> str:
+    """The text, stated after its page's subject and heading when it does not name them."""
+    if names_subject(text, subject):
+        return text
+    if heading and heading not in text[: len(heading) + 80]:
+        return f"{subject} > {heading}: {text}"
+    return f"{subject} > {text}" if heading else f"{subject}: {text}"

@@ -1,0 +1,55 @@
+"""Dates by rule, on real corpus pages: academic years are not tax years, a figure takes the
+period stated beside it, a rule takes a date only when its sentence opens with it, and a
+page that says what period its rates are in gives that period to its figures."""
+
+import datetime as dt
+
+from tests.knowledge.test_extraction_context import corpus_units
+
+
+def _day(value):
+    return dt.date.fromisoformat(value) if value else None
+
+
+def test_an_academic_year_runs_from_august_to_july():
+    units = corpus_units("student-finance.json")
+    by_year = {
+        int(u.value_amount): (_day(u.valid_from), _day(u.valid_to))
+        for u in units
+        if u.value_amount is not None and "outside London" in u.text and "Maintenance" in u.text
+    }
+    assert by_year[9978] == (dt.date(2023, 8, 1), dt.date(2024, 7, 31))
+    assert by_year[10227] == (dt.date(2024, 8, 1), dt.date(2025, 7, 31))
+
+
+def test_each_figure_takes_the_period_stated_beside_it():
+    units = corpus_units("benefit-cap.json")
+    quote = "The threshold was £722 up to 7 April 2024 and is £793 from 8 April 2024."
+    by_value = {int(u.value_amount): u for u in units if u.evidence_quote == quote}
+    assert (by_value[722].valid_from, by_value[722].valid_to) == (None, "2024-04-06")
+    assert (by_value[793].valid_from, by_value[793].valid_to) == ("2024-04-08", None)
+
+
+def test_a_date_inside_a_rule_is_not_its_start():
+    units = corpus_units("marriage-allowance--how-it-works--2017-18.json")
+    [unit] = [u for u in units if "any tax year since 5 April 2015" in u.evidence_quote]
+    assert (unit.valid_from, unit.valid_to) == (None, None)
+
+
+def test_a_rule_does_not_take_a_date_from_the_sentence_before_it():
+    units = corpus_units("benefit-cap.json")
+    rules = [u for u in units if u.unit_type != "threshold" and "grace period" in u.text]
+    assert rules
+    assert all(u.valid_to is None for u in rules if "7 April 2024" not in u.evidence_quote[:40])
+
+
+def test_a_page_that_states_its_rates_per_hour_gives_its_table_figures_that_period():
+    units = corpus_units("national-minimum-wage-rates.json")
+    rows = [u for u in units if u.unit_type == "threshold" and "21 and over: £" in u.text]
+    assert rows and {u.value_period for u in rows} == {"hour"}
+
+
+def test_a_figure_with_its_period_before_it_keeps_it():
+    units = corpus_units("student-finance.json")
+    [unit] = [u for u in units if u.evidence_quote.endswith("£6,935 in an academic year.")][:1]
+    assert unit.value_period == "year"
