@@ -5,25 +5,28 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from django.conf import settings
 
+from knowledge import embeddings
 from knowledge.documents import document_from_json
 from knowledge.evidence import locate_quote
 from knowledge.parsing import parse_document
-from knowledge.providers import PageInput
+from knowledge.providers import ConceptInfo, PageInput
+from knowledge.providers.heuristic import HeuristicProvider
 from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.providers.heuristic_navigation import is_navigation
 
 PAGES = Path(settings.BASE_DIR).parent / "shared" / "corpus" / "govuk" / "pages"
 
 
-def corpus_units(name):
+def page_input_from_file(name) -> PageInput:
     path = PAGES / name
     if not path.is_file():
         pytest.skip(f"real gov.uk corpus not found beside the project ({path})")
     document = document_from_json(json.loads(path.read_text()), origin=path.name)
     parsed = parse_document(document)
-    page = PageInput(
+    return PageInput(
         document.title,
         document.url,
         document.document_type,
@@ -32,6 +35,10 @@ def corpus_units(name):
         document.period_hint,
         document.public_updated_at,
     )
+
+
+def corpus_units(name):
+    page = page_input_from_file(name)
     units = extract_proposals(page)
     for unit in units:  # every quote stays one verbatim span of the snapshot text
         located = locate_quote(unit.evidence_quote, page.text)
@@ -82,3 +89,39 @@ def test_a_plain_text_table_row_is_written_with_caption_and_column_heads():
     assert unit.text.startswith("Income Tax rates and bands")
     assert "Band Taxable income Tax rate: Higher rate £50,271 to £125,140 40%" in unit.text
     assert (unit.valid_from, unit.valid_to) == ("2024-04-06", "2025-04-05")
+
+
+@pytest.fixture(scope="module")
+def taxonomy_concepts():
+    """The shipped taxonomy's concepts with real MiniLM vectors, as pass 1 sees them."""
+    data = yaml.safe_load((Path(settings.BASE_DIR) / "fixtures" / "taxonomy.yaml").read_text())
+    infos = [
+        (category["slug"], concept)
+        for category in data["categories"]
+        for concept in category["concepts"]
+    ]
+    texts = [f"{concept['name']}. {concept['description']}" for _, concept in infos]
+    vectors = embeddings.get_embedder().embed(texts)
+    return [
+        ConceptInfo(concept["id"], concept["name"], concept["description"], slug, tuple(vector))
+        for (slug, concept), vector in zip(infos, vectors, strict=True)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "category"),
+    [
+        ("childcare-grant.json", "student_finance"),  # not Tax-Free Childcare
+        ("guidance--new-style-employment-and-support-allowance.json", "benefits_sick_pay"),
+        ("universal-credit.json", "benefits_low_income"),
+        ("child-benefit.json", "child_benefit"),
+    ],
+)
+def test_pass_one_files_a_page_under_the_category_whose_concepts_name_its_subject(
+    name, category, taxonomy_concepts
+):
+    page = page_input_from_file(name)
+    context, _ = HeuristicProvider().page_context(
+        page=page, categories=[], concepts=taxonomy_concepts
+    )
+    assert context.category == category

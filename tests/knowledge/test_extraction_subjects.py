@@ -115,7 +115,9 @@ def test_a_table_row_without_figures_is_a_unit_stated_with_its_section():
 
 def test_a_sentence_that_does_not_name_its_page_subject_is_stated_after_it():
     units = corpus_units("statutory-sick-pay--what-youll-get--2018-19.json")
-    [unit] = [u for u in units if u.evidence_quote == "Tax and National Insurance will be deducted."]
+    [unit] = [
+        u for u in units if u.evidence_quote == "Tax and National Insurance will be deducted."
+    ]
     assert unit.text.startswith("Statutory Sick Pay (SSP) > ")
     named = [u for u in units if u.evidence_quote.startswith("You can get £")]
     assert named and all(not u.text.startswith("Statutory Sick Pay (SSP) >") for u in named)
