@@ -21,7 +21,7 @@ _LEAD = (
 )
 # Verbs whose object is information to be found elsewhere.
 _LOOK_UP = re.compile(
-    _LEAD + r"(?:find out|work out|check|see|read|watch|visit|go to|look at|learn|search|"
+    _LEAD + r"(?:find out|work out|check|see|read|watch|visit|go to|look at|learn|search|download|"
     r"estimate|get (?:help|advice|support|more information|an estimate))\b",
     re.I,
 )
@@ -46,6 +46,13 @@ _POINTER = re.compile(
     r"video relay service|relay uk|text relay)\b",
     re.I,
 )
+# A sentence that only frames what follows it ("The following table shows what you may be
+# able to claim:"): the table's rows are the units.
+_FRAME = re.compile(
+    r"^(?:the (?:following )?(?:table|list)s? (?:below )?(?:shows?|sets? out|gives?)|"
+    r"this (?:page|guide|section) (?:explains|tells|covers|is also available))\b",
+    re.I,
+)
 # What makes a signposting sentence still a rule: an obligation, or the method itself.
 _BINDING = re.compile(
     r"\b(?:must|have to|has to|need to tell|by (?:\w+ing)\b(?! (?:a|the) \w* ?calculator))", re.I
@@ -56,6 +63,8 @@ def is_navigation(sentence: str, *, has_amount: bool = False) -> bool:
     """True when the sentence points to a tool, another page or someone to ask rather than
     stating a rule."""
     text = sentence.strip()
+    if _FRAME.match(text) and not has_amount:
+        return True
     if _POINTER.search(text) or _TOOL.search(text):
         return not re.search(r"\bmust\b", text, re.I)
     if has_amount or _BINDING.search(text):

@@ -19,7 +19,8 @@ _CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
 # "If you're eligible (for X)," / "if you qualify": a presupposed condition, not a criterion.
 _PRESUPPOSED = re.compile(
     r"\b(?:if|once|when) (?:you(?:'re|’re| are)|they(?:'re| are)) (?:eligible|entitled)"
-    r"(?: (?:for|to) [^,.]{0,80}?)?(?=[,.]|$)|\bif (?:you|they) qualify\b|\bif eligible\b",
+    r"(?: (?:for|to) [^,.]{0,80}?)?(?=[,.]|$)|\bif (?:you|they) qualify\b|\bif eligible\b|"
+    r"\bhelps? (?:you |them )?(?:to )?qualify\b",
     re.I,
 )  # fmt: skip
 _QUALIFIES = re.compile(
@@ -49,7 +50,7 @@ _ENTITLEMENT_WORDS = re.compile(
 _RULE = re.compile(
     r"\b(you (must|cannot|can't|can not|can|need to|have to|should|will not|won't|do not need|"
     r"do not have to|must not|may)|it('s| is) (not )?(possible|illegal)|is taxed|are taxed|"
-    r"does not|do not count|counts? towards|will be|is paid|are paid)\b",
+    r"does not|do not count|counts? towards|will be|is paid|are paid|helps? (?:you|them))\b",
     re.I,
 )  # fmt: skip
 
@@ -76,9 +77,19 @@ def sentence_kind(sentence: str) -> str | None:
     return None
 
 
+# Verbs that look like entitlement but say how ("apply by post") or what befalls you ("get a
+# sanction"): such a sentence is a rule or a step, however conditional.
+_NOT_ENTITLEMENT = re.compile(
+    r"\b(?:apply|claim)(?= (?:online|by (?:post|phone|email)|using|through|in person|again))|"
+    r"\b(?:get|receive)(?= (?:a |an |your )?(?:sanction|penalty|fine|letter|notification|"
+    r"reminder|decision|bill|message|text)\b)",
+    re.I,
+)  # fmt: skip
+
+
 def is_eligibility(sentence: str) -> bool:
     """True when the sentence (or a list lead-in) says who qualifies."""
-    text = _PRESUPPOSED.sub("", sentence)
+    text = _NOT_ENTITLEMENT.sub("do", _PRESUPPOSED.sub("", sentence))
     if _QUALIFIES.search(text):
         return True
     return bool(_ENTITLEMENT.search(text) and _CONDITION.search(text))

@@ -64,6 +64,9 @@ def test_a_signpost_is_told_from_a_rule_by_what_it_does():
     assert not is_navigation("You must contact the Child Benefit Office if you're paid too much.")
     assert not is_navigation("A Work Capability Assessment is used to find out if you can work.")
     assert not is_navigation("Contact the Child Benefit Office if you want someone else to claim.")
+    assert is_navigation("The following table shows what you may be able to claim:")
+    assert is_navigation("You can download the form from the student finance form finder.")
+    assert not is_navigation("You must download and complete the form before 1 May.")
 
 
 def test_a_threshold_under_both_of_the_following_holds_both_conditions():

@@ -85,6 +85,10 @@ def test_a_presupposed_eligibility_is_not_typed_eligibility():
         ("You're not eligible if you live in Scotland.", "eligibility"),
         ("To qualify, you must have paid National Insurance.", "eligibility"),
         ("The 'adjusted net income' is your total taxable income.", "definition"),
+        ("You can also apply by post if you're unable to apply online.", "rule"),
+        ("You will not get a sanction if you're in the support group.", "rule"),
+        ("Claiming Child Benefit helps you qualify for National Insurance credits.", "rule"),
+        ("You can claim if you're aged 16 or over.", "eligibility"),
     ],
 )
 def test_a_sentence_is_typed_by_what_it_does(sentence, kind):
