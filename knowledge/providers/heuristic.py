@@ -33,7 +33,7 @@ from knowledge.providers.types import (
     Usage,
 )
 from knowledge.temporal import tax_year_start_year
-from knowledge.textfacts import STOPWORDS
+from knowledge.textfacts import STOPWORDS, amount_text
 
 # How far (cosine plus the bonuses of `_bind`) the best concept must lead the runner-up for a
 # unit to be bound; a closer race goes to triage rather than to a guess. Calibrated with
@@ -93,14 +93,15 @@ class HeuristicProvider:
         headings = [s["heading_path"][-1] for s in page.sections if s["heading_path"]][:8]
         query = f"{page.title}. " + ". ".join(dict.fromkeys(headings))
         scores = self._category_scores(query, concepts)
-        for slug, share in _subject_shares(page_subject(page.title), concepts).items():
-            if slug in scores:
-                scores[slug] += SUBJECT_WEIGHT * share
         if not scores:
             raise ProviderError("no concept has a vector yet: run `python manage.py embed`")
-        ranked = sorted(scores, key=scores.get, reverse=True)
-        best = ranked[0]
-        related = [slug for slug in ranked[1:3] if scores[slug] >= scores[best] - 0.06]
+        shares = _subject_shares(page_subject(page.title), concepts)
+        best = max(scores, key=lambda slug: scores[slug] + SUBJECT_WEIGHT * shares.get(slug, 0))
+        # Related: the categories MiniLM puts near the page, as before the subject decided
+        # which one leads (the subject picks the main category, it does not narrow the rest).
+        ranked = [slug for slug in sorted(scores, key=scores.get, reverse=True) if slug != best]
+        top = max(scores.values())
+        related = [slug for slug in ranked[:2] if scores[slug] >= top - 0.06]
         period = page_validity(page)
         context = PageContext(
             domain=page.title,
@@ -173,10 +174,14 @@ class HeuristicProvider:
         if not proposals or not usable:
             return
         matrix = np.asarray([concept.vector for concept in usable], dtype=np.float32)
+        subject = page_subject(page.title)
         queries = [
-            f"{page.title}. {p.section}. {p.text}" if p.section else f"{page.title}. {p.text}"
+            # a text stated after its subject and heading already says where it stands
+            p.text if p.text.startswith(subject)
+            else f"{page.title}. {p.section}. {p.text}" if p.section
+            else f"{page.title}. {p.text}"
             for p in proposals
-        ]
+        ]  # fmt: skip
         cosine = self.embedder.embed(queries) @ matrix.T
         names = [
             _words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}") for c in usable
@@ -185,7 +190,7 @@ class HeuristicProvider:
             [bool(_AMOUNT_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
         )
         for proposal, row in zip(proposals, cosine, strict=True):
-            near = _words(f"{proposal.section} {proposal.text}")
+            near = _words(f"{proposal.section} {_figure_clause(proposal)}")
             lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
             score = row + LEXICAL_WEIGHT * lexical
             if proposal.unit_type == "threshold":
@@ -196,6 +201,19 @@ class HeuristicProvider:
             runner_up = float(score[order[1]]) if len(order) > 1 else -1.0
             if best - runner_up >= self.margin:
                 proposal.concept_id = usable[order[0]].taxonomy_id
+
+
+def _figure_clause(proposal: UnitProposal) -> str:
+    """The words that go with a figure: its clause, not the whole sentence ("you'll pay 10% on
+    your gains (or 18% on residential property)" — 'residential' is the 18%'s word)."""
+    if proposal.value_amount is None or not proposal.value_unit:
+        return proposal.text
+    at = proposal.text.find(amount_text(proposal.value_amount, proposal.value_unit))
+    if at < 0:
+        return proposal.text
+    start = max(proposal.text.rfind(mark, 0, at) for mark in ("; ", ". ", "("))
+    ends = [e for mark in ("; ", ". ", " (", ")") if (e := proposal.text.find(mark, at)) > 0]
+    return proposal.text[max(start, 0) : min(ends, default=len(proposal.text))]
 
 
 def _subject_shares(subject: str, concepts) -> dict[str, float]:

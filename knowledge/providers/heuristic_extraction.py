@@ -311,7 +311,8 @@ class _Extractor:
         if amounts:
             for amount in amounts:
                 self._threshold(stated, amount, line, quote=self.text[span[0] : span[1]],
-                                quote_start=quote_start)  # fmt: skip
+                                quote_start=quote_start,
+                                period_text=" ".join(line.section["heading_path"][-1:]))  # fmt: skip
             return
         kind = sentence_kind(sentence)
         if kind:

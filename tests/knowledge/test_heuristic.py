@@ -222,3 +222,26 @@ def test_binding_only_considers_the_page_categories():
 @pytest.mark.parametrize("hint", ["undated", "pre-2024-25", "2018-or-later", ""])
 def test_vague_hints_give_no_dates(hint):
     assert hint_validity(hint) is None
+
+
+def test_a_figure_is_bound_by_the_words_of_its_own_clause():
+    """'residential' belongs to the 18%, not to the 10% stated beside it."""
+    from decimal import Decimal
+
+    from knowledge.providers.heuristic import _figure_clause
+    from knowledge.providers.types import UnitProposal
+
+    text = (
+        "Capital Gains Tax > If you pay basic rate Income Tax: you'll pay 10% on your gains "
+        "(or 18% on residential property and carried interest)."
+    )
+
+    def clause(value):
+        proposal = UnitProposal(
+            unit_type="threshold", text=text, concept_id=None, evidence_quote=text,
+            value_amount=Decimal(value), value_unit="percent",
+        )  # fmt: skip
+        return _figure_clause(proposal)
+
+    assert "residential" not in clause(10) and "10%" in clause(10)
+    assert "residential" in clause(18) and "10%" not in clause(18)
