@@ -119,7 +119,14 @@ _FROM_DAY = re.compile(
     rf"\b(?:from|since|on or after|starting) (\d{{1,2}}) {_MONTH} (\d{{4}})", re.I
 )
 _BEFORE_DAY = re.compile(rf"\b(?:before|until|up to|to) (\d{{1,2}}) {_MONTH} (\d{{4}})", re.I)
-_BIRTH_OR_AGE = re.compile(r"\b(born|birth|died|death|aged?|reach(ed)?)\b[^.;]*$", re.I)
+# A date that says when something happened to a person ("born before", "joined the scheme on or
+# before 4 October 2018", "started your course before 1 August 2016") is a condition on them,
+# not the period a rule is in force.
+_BIRTH_OR_AGE = re.compile(
+    r"\b(born|birth|died|death|aged?|reach(ed)?|joined|started|began|moved|arrived|married|"
+    r"claimed|applied)\b[^.;]*$",
+    re.I,
+)
 _MONTH_START = re.compile(rf"^\s*{_MONTH} (\d{{4}})\b", re.I)
 
 

@@ -49,6 +49,10 @@ _PLACEMENT = "Heuristic (embedding similarity, no LLM)"
 SUBJECT_WEIGHT = 0.15
 LEXICAL_WEIGHT = 0.15
 AMOUNT_CONCEPT_BONUS = 0.05
+# The same for a unit that says who qualifies, to the concept about who qualifies: MiniLM puts
+# "You can get PIP if you're 16 or over" as near the PIP overview as its eligibility.
+ELIGIBILITY_CONCEPT_BONUS = 0.03
+_ELIGIBILITY_CONCEPT = re.compile(r"eligib|who can|qualif", re.I)
 _AMOUNT_CONCEPT = re.compile(
     r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
     r"bonus|charge|minimum|maximum|exempt|wage|earnings|profits|premium|loan|fee",
@@ -186,6 +190,9 @@ class HeuristicProvider:
         names = [
             _words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}") for c in usable
         ]
+        names_eligibility = np.array(
+            [bool(_ELIGIBILITY_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
+        )
         names_amount = np.array(
             [bool(_AMOUNT_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
         )
@@ -195,6 +202,8 @@ class HeuristicProvider:
             score = row + LEXICAL_WEIGHT * lexical
             if proposal.unit_type == "threshold":
                 score = score + AMOUNT_CONCEPT_BONUS * names_amount
+            elif proposal.unit_type == "eligibility":
+                score = score + ELIGIBILITY_CONCEPT_BONUS * names_eligibility
             order = np.argsort(-score)[:3]
             proposal.candidates = [(usable[i].taxonomy_id, float(score[i])) for i in order]
             best = float(score[order[0]])

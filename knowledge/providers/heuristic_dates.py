@@ -78,3 +78,16 @@ def row_label_validity(label: str, academic: bool = False) -> Validity | None:
         return validity
     start = validity.valid_from
     return Validity(start, start.replace(year=start.year + 1) - dt.timedelta(days=1), 0, label)
+
+
+_YEAR = re.compile(r"\b(20\d\d)\b")
+
+
+def update_is_stale(page: PageInput) -> bool:
+    """True when the page names a year after its last update: gov.uk changes a page's
+    figures each April without always changing its update date (a page 'updated' in 2015 that
+    says "from 8 April 2024"), so that date cannot date its figures."""
+    if page.public_updated_at is None:
+        return True
+    updated = page.public_updated_at.year
+    return any(int(year) > updated for year in _YEAR.findall(page.text))

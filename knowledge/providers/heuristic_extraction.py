@@ -22,11 +22,13 @@ from knowledge.providers.heuristic_dates import (
     page_validity,
     rates_period,
     row_label_validity,
+    update_is_stale,
 )
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import (
     WORKED_EXAMPLE,
     is_eligibility,
+    is_fragment,
     is_rule,
     leans_back,
     sentence_kind,
@@ -280,9 +282,12 @@ class _Extractor:
             described = "; ".join([*labels, f"{header}: {value}" if header else value])
             text = f"{heading}: {described}" if heading else described
             text = f"{text} ({intro})" if intro else text
+            # a student finance figure under an academic year's column is that year's amount
+            yearly = self.academic and cell_validity is not None and cell_validity.valid_to
             for amount in amounts[:1]:
                 self._threshold(text, amount, line, quote=line.text, validity=cell_validity,
-                                period_text=f"{header} {value} {heading}")  # fmt: skip
+                                period_text=f"{header} {value} {heading}",
+                                default_period="year" if yearly else "")  # fmt: skip
 
     def _paragraph(self, line: Line) -> None:
         body = line.text[2:] if line.kind == "item" else _ORDERED.sub("", line.text)
@@ -304,7 +309,7 @@ class _Extractor:
             self._add("example", (start, start + len(sentence)), line, text=sentence, example=True)
             return
         amounts = _distinct(find_amounts(sentence))
-        if is_navigation(sentence, has_amount=bool(amounts)):
+        if is_navigation(sentence, has_amount=bool(amounts)) or is_fragment(sentence):
             return
         quote_start, stated = self._stated(sentence, start, line)
         span = (quote_start, start + len(sentence))
@@ -339,7 +344,7 @@ class _Extractor:
     # --- making proposals -----------------------------------------------------------------
 
     def _threshold(self, text, amount: Amount, line: Line, *, quote, quote_start=None,
-                   validity=None, period_text="") -> None:  # fmt: skip
+                   validity=None, period_text="", default_period="") -> None:  # fmt: skip
         start = quote_start if quote_start is not None else self.text.index(quote, line.start)
         after = (
             text[text.find(amount.printed) + len(amount.printed) :][:40].split("£")[0]
@@ -351,8 +356,9 @@ class _Extractor:
         else:
             before = re.split(r"[.;]\s", text[: max(0, text.find(amount.printed))])[-1][-60:]
             period = (
-                period_in(after) or period_in(before) or period_in(period_text) or self.rates_per
-            )
+                period_in(after) or period_in(before) or period_in(period_text)
+                or default_period or self.rates_per
+            )  # fmt: skip
         self._add(
             "threshold", (start, start + len(quote)), line, text=text, amount=amount,
             period=period or ("" if amount.unit == "percent" else "one_off" if "one-off" in text else ""),
@@ -419,7 +425,7 @@ class _Extractor:
             return (self.page_period.valid_from, self.page_period.valid_to), "stated on the page"
         if self.hint_period is not None:
             return (self.hint_period.valid_from, self.hint_period.valid_to), "page file's period"
-        if self.page.public_updated_at is not None:
+        if self.page.public_updated_at is not None and not update_is_stale(self.page):
             # In force when the page was last updated; when it ends is unknown until a newer
             # version supersedes it, so the end stays open.
             updated = self.page.public_updated_at.date()
@@ -431,7 +437,7 @@ class _Extractor:
                 ), "academic year of the page's last update"
             first, _ = tax_year_bounds(tax_year_start_year(updated))
             return (first, None), "tax year of the page's last update"
-        return (None, None), ""
+        return (None, None), "period not stated on the page"
 
     def _section_validity(self, line: Line, *, figures: bool) -> Validity | None:
         """The period its headings state; for figures also one stated earlier in the section

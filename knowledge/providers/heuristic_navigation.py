@@ -43,7 +43,8 @@ _TOOL = re.compile(
 )
 _POINTER = re.compile(
     r"\b(?:find out more|for more (?:information|details|help)|more information (?:is|about)|"
-    r"video relay service|relay uk|text relay)\b",
+    r"video relay service|relay uk|text relay|has (?:more )?(?:information|guidance|advice) "
+    r"(?:about|on))\b",
     re.I,
 )
 # A sentence that only frames what follows it ("The following table shows what you may be

@@ -95,6 +95,20 @@ def is_eligibility(sentence: str) -> bool:
     return bool(_ENTITLEMENT.search(text) and _CONDITION.search(text))
 
 
+# A lead-in whose list is not with it ("You may also have tax-free allowances for:") or a
+# bare condition with no main clause ("If you pay 40% Income Tax"): no fact on its own.
+_BARE_CONDITION = re.compile(r"^(?:if|when|unless|for)\b[^,;:]*$", re.I)
+
+
+def is_fragment(sentence: str) -> bool:
+    """True when the sentence states nothing by itself: a lead-in cut from its list, or a
+    condition without the clause it conditions."""
+    text = sentence.strip()
+    if text.endswith(":"):
+        return True
+    return bool(_BARE_CONDITION.match(text)) and not text.endswith((".", "!", "?"))
+
+
 def leans_back(sentence: str) -> bool:
     """True when the sentence names its subject only by pointing back to an earlier one."""
     return bool(_ANAPHOR.search(sentence))

@@ -20,6 +20,8 @@ def test_an_academic_year_runs_from_august_to_july():
     }
     assert by_year[9978] == (dt.date(2023, 8, 1), dt.date(2024, 7, 31))
     assert by_year[10227] == (dt.date(2024, 8, 1), dt.date(2025, 7, 31))
+    loans = [u for u in units if u.value_amount in (9978, 10227) and "Maintenance" in u.text]
+    assert {u.value_period for u in loans} == {"year"}  # an academic year's amount
 
 
 def test_each_figure_takes_the_period_stated_beside_it():

@@ -4,7 +4,12 @@ example unit)."""
 
 import pytest
 
-from knowledge.providers.heuristic_sentences import is_eligibility, leans_back, sentence_kind
+from knowledge.providers.heuristic_sentences import (
+    is_eligibility,
+    is_fragment,
+    leans_back,
+    sentence_kind,
+)
 from knowledge.textfacts import rate_period
 from tests.knowledge.test_extraction_context import corpus_units
 
@@ -131,3 +136,24 @@ def test_a_reply_to_the_sentence_before_joins_it():
     units = corpus_units("employment-support-allowance.json")
     [unit] = [u for u in units if "you might have to pay some of the money back" in u.text]
     assert unit.evidence_quote.index("If you are, you might") > 0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fragment"),
+    [
+        ("You may also have tax-free allowances for:", True),
+        ("If you pay 40% Income Tax", True),
+        ("If you're 60 or over you cannot get a Maintenance Loan.", False),
+        ("If you pay 40% Income Tax, you can claim back 20%.", False),
+    ],
+)
+def test_a_lead_in_without_its_list_or_a_bare_condition_is_no_unit(sentence, fragment):
+    assert is_fragment(sentence) is fragment
+
+
+def test_a_date_about_what_a_person_did_is_not_a_rules_validity():
+    from knowledge.textfacts import find_validities
+
+    assert find_validities("if you joined the scheme on or before 4 October 2018") == []
+    assert find_validities("if you started your course before 1 August 2016") == []
+    assert find_validities("Rates before 1 April 2021")[0].valid_to.isoformat() == "2021-03-31"

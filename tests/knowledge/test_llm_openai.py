@@ -226,7 +226,7 @@ def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, prov
 
     run.refresh_from_db()
     assert run.status == ExtractionRun.Status.SUCCEEDED and run.error == ""
-    assert run.provider == "openai" and run.model == MODEL and run.prompt_version == "v1"
+    assert run.provider == "openai" and run.model == MODEL and run.prompt_version == "v2"
     assert run.context["category"] == "isa"
     assert run.context["related_categories"] == ["pensions"]  # the unknown slug is dropped
     assert (run.units_made, run.units_rejected, run.units_unassigned) == (4, 0, 0)

@@ -191,7 +191,7 @@ def test_each_unit_links_to_the_innermost_page_part_holding_its_quote(kb, api):
     """The search finds part URLs in SQL; they must agree with knowledge.parsing.section_at."""
     from navigator.presenters import unit_part_url
 
-    body = api.search(query="Who can get Universal Credit and how much is it?", k=10).json()
+    body = api.search(query="Who can get Statutory Sick Pay and how much is it?", k=10).json()
     shown = {u["id"]: u["part_url"] for c in body["concepts"] for g in c["sources"] for u in g["units"]}  # fmt: skip
     units = AtomicUnit.objects.select_related("source", "snapshot").in_bulk(list(shown))
     assert len(shown) >= 5

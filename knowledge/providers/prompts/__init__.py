@@ -14,7 +14,7 @@ from knowledge.providers.types import (
     UnitText,
 )
 
-PROMPT_VERSION = "v1"
+PROMPT_VERSION = "v2"
 PROMPTS = Path(__file__).resolve().parent
 
 
