@@ -52,6 +52,9 @@ AMOUNT_CONCEPT_BONUS = 0.05
 # The same for a unit that says who qualifies, to the concept about who qualifies: MiniLM puts
 # "You can get PIP if you're 16 or over" as near the PIP overview as its eligibility.
 ELIGIBILITY_CONCEPT_BONUS = 0.03
+# A unit leaves its page's category only when clearly nearer a related one: a Budgeting
+# Loans instruction stays with Budgeting Loans, not with student finance's "how to apply".
+MAIN_CATEGORY_BONUS = 0.02
 _ELIGIBILITY_CONCEPT = re.compile(r"eligib|who can|qualif", re.I)
 _AMOUNT_CONCEPT = re.compile(
     r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
@@ -166,10 +169,12 @@ class HeuristicProvider:
     def extract_units(self, *, page: PageInput, context: PageContext, concepts):
         proposals = extract_proposals(page)
         allowed = {context.category, *context.related_categories}
-        self._bind(page, proposals, [c for c in concepts if c.category in allowed])
+        self._bind(
+            page, proposals, [c for c in concepts if c.category in allowed], context.category
+        )
         return proposals, Usage(model=HEURISTIC_MODEL)
 
-    def _bind(self, page: PageInput, proposals: list[UnitProposal], concepts) -> None:
+    def _bind(self, page: PageInput, proposals: list[UnitProposal], concepts, main: str) -> None:
         """Score = cosine(unit, concept description) + a bonus for the words of the concept's
         name found near the unit (MiniLM alone cannot tell 'under 25' from '25 or over') +
         a bonus, for amounts, to concepts that name an amount (a rate, a limit) rather than a
@@ -190,6 +195,7 @@ class HeuristicProvider:
         names = [
             _words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}") for c in usable
         ]
+        in_main = np.array([c.category == main for c in usable])
         names_eligibility = np.array(
             [bool(_ELIGIBILITY_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
         )
@@ -197,9 +203,11 @@ class HeuristicProvider:
             [bool(_AMOUNT_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
         )
         for proposal, row in zip(proposals, cosine, strict=True):
-            near = _words(f"{proposal.section} {_figure_clause(proposal)}")
+            # the page's subject counts beside the unit's own words: on the High Income Child
+            # Benefit Charge page, "£60,000" is the charge's threshold, not a Child Benefit rate
+            near = _words(f"{subject} {proposal.section} {_figure_clause(proposal)}")
             lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
-            score = row + LEXICAL_WEIGHT * lexical
+            score = row + LEXICAL_WEIGHT * lexical + MAIN_CATEGORY_BONUS * in_main
             if proposal.unit_type == "threshold":
                 score = score + AMOUNT_CONCEPT_BONUS * names_amount
             elif proposal.unit_type == "eligibility":

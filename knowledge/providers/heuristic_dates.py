@@ -84,10 +84,12 @@ _YEAR = re.compile(r"\b(20\d\d)\b")
 
 
 def update_is_stale(page: PageInput) -> bool:
-    """True when the page names a year after its last update: gov.uk changes a page's
+    """True when the page names a year well after its last update: gov.uk changes a page's
     figures each April without always changing its update date (a page 'updated' in 2015 that
     says "from 8 April 2024"), so that date cannot date its figures."""
     if page.public_updated_at is None:
         return True
+    # A page may announce next April's change the year it is updated; a year beyond that
+    # was written later than the update date says.
     updated = page.public_updated_at.year
-    return any(int(year) > updated for year in _YEAR.findall(page.text))
+    return any(int(year) > updated + 1 for year in _YEAR.findall(page.text))

@@ -198,6 +198,7 @@ class _Extractor:
     def _list(self, lead_in: Line, items: list[Line]) -> None:
         if is_navigation(lead_in.text) or all(is_navigation(item.text[2:]) for item in items):
             return
+        self._sentences_before_lead_in(lead_in)
         span = self._span(lead_in, items[-1])
         text = lead_in.text + " " + "; ".join(item.text[2:] for item in items)
         kind = "eligibility" if is_eligibility(lead_in.text) else "rule"
@@ -219,6 +220,19 @@ class _Extractor:
                                         quote=item.text)  # fmt: skip
         if kind == "eligibility" or is_rule(lead_in.text):
             self._add(kind, span, lead_in, text=text)
+
+    def _sentences_before_lead_in(self, lead_in: Line) -> None:
+        """A lead-in paragraph may state a fact before it leads in ("The full rate of new
+        State Pension is £221.20 a week. Your amount could be different depending on:")."""
+        for match in _SENTENCE.finditer(lead_in.text):
+            sentence = match.group().strip()
+            if sentence and not sentence.endswith(":") and find_amounts(sentence):
+                start = (
+                    lead_in.start
+                    + match.start()
+                    + (len(match.group()) - len(match.group().lstrip()))
+                )
+                self._sentence(sentence, start, lead_in)
 
     def _subject(self, lead_in: Line) -> str:
         """The section's heading, for a lead-in too short to say what its list is about
@@ -309,7 +323,9 @@ class _Extractor:
             self._add("example", (start, start + len(sentence)), line, text=sentence, example=True)
             return
         amounts = _distinct(find_amounts(sentence))
-        if is_navigation(sentence, has_amount=bool(amounts)) or is_fragment(sentence):
+        if is_navigation(sentence, has_amount=bool(amounts)) or is_fragment(
+            sentence, has_amount=bool(amounts)
+        ):
             return
         quote_start, stated = self._stated(sentence, start, line)
         span = (quote_start, start + len(sentence))

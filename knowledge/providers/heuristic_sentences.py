@@ -100,12 +100,13 @@ def is_eligibility(sentence: str) -> bool:
 _BARE_CONDITION = re.compile(r"^(?:if|when|unless|for)\b[^,;:]*$", re.I)
 
 
-def is_fragment(sentence: str) -> bool:
-    """True when the sentence states nothing by itself: a lead-in cut from its list, or a
+def is_fragment(sentence: str, *, has_amount: bool = False) -> bool:
+    """True when the sentence states nothing by itself: a lead-in cut from its list (one
+    with a figure states that figure: "The full rate is £221.20 a week. It depends on:"), or a
     condition without the clause it conditions."""
     text = sentence.strip()
     if text.endswith(":"):
-        return True
+        return not has_amount
     return bool(_BARE_CONDITION.match(text)) and not text.endswith((".", "!", "?"))
 
 

@@ -2,6 +2,8 @@
 its text does, and carries its fact's main figure (a worked example's figures stay in an
 example unit)."""
 
+from decimal import Decimal
+
 import pytest
 
 from knowledge.providers.heuristic_sentences import (
@@ -149,6 +151,11 @@ def test_a_reply_to_the_sentence_before_joins_it():
 )
 def test_a_lead_in_without_its_list_or_a_bare_condition_is_no_unit(sentence, fragment):
     assert is_fragment(sentence) is fragment
+
+
+def test_a_lead_in_that_states_a_figure_keeps_it():
+    units = corpus_units("new-state-pension--what-youll-get--2024-25.json")
+    assert any(u.value_amount == Decimal("221.20") and u.value_period == "week" for u in units)
 
 
 def test_a_date_about_what_a_person_did_is_not_a_rules_validity():
