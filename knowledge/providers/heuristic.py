@@ -42,6 +42,7 @@ from knowledge.textfacts import STOPWORDS, amount_text
 # concepts MiniLM scores alike, and the earlier 0.02 then sent correct bindings to triage.
 BINDING_MARGIN = 0.005
 _PLACEMENT = "Heuristic (embedding similarity, no LLM)"
+_FIGURE = re.compile(r"£\s?\d|\d%")
 # Weight of a category's concepts naming the page's subject, beside the cosine of the title
 # and headings. Set so that a subject a concept names in full (+0.15) outweighs the lead
 # MiniLM gives a category with many near concepts (Tax-Free Childcare leads Student Finance
@@ -222,15 +223,21 @@ class HeuristicProvider:
 
 def _figure_clause(proposal: UnitProposal) -> str:
     """The words that go with a figure: its clause, not the whole sentence ("you'll pay 10% on
-    your gains (or 18% on residential property)" — 'residential' is the 18%'s word)."""
+    your gains (or 18% on residential property)": 'residential' is the 18%'s word). A table
+    row's label cells before it ("Mobility part; Lower weekly rate: £28.70") are its clause."""
     if proposal.value_amount is None or not proposal.value_unit:
         return proposal.text
-    at = proposal.text.find(amount_text(proposal.value_amount, proposal.value_unit))
+    text = proposal.text
+    at = text.find(amount_text(proposal.value_amount, proposal.value_unit))
     if at < 0:
-        return proposal.text
-    start = max(proposal.text.rfind(mark, 0, at) for mark in ("; ", ". ", "("))
-    ends = [e for mark in ("; ", ". ", " (", ")") if (e := proposal.text.find(mark, at)) > 0]
-    return proposal.text[max(start, 0) : min(ends, default=len(proposal.text))]
+        return text
+    start = max(text.rfind(mark, 0, at) for mark in (". ", "("))
+    cells = text[max(start, 0) : at].split("; ")
+    while len(cells) > 1 and _FIGURE.search(cells[-2]) is None:
+        cells[-2:] = ["; ".join(cells[-2:])]
+    head = cells[-1]
+    ends = [e for mark in ("; ", ". ", " (", ")") if (e := text.find(mark, at)) > 0]
+    return head + text[at : min(ends, default=len(text))]
 
 
 def _subject_shares(subject: str, concepts) -> dict[str, float]:
