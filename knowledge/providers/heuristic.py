@@ -223,8 +223,9 @@ class HeuristicProvider:
 
 def _figure_clause(proposal: UnitProposal) -> str:
     """The words that go with a figure: its clause, not the whole sentence ("you'll pay 10% on
-    your gains (or 18% on residential property)": 'residential' is the 18%'s word). A table
-    row's label cells before it ("Mobility part; Lower weekly rate: £28.70") are its clause."""
+    your gains (or 18% on residential property)": 'residential' is the 18%'s word), with
+    the aside that qualifies it ("£277.08 (born before 6 April 2017)"). A table row's label
+    cells before it ("Mobility part; Lower weekly rate: £28.70") are its clause."""
     if proposal.value_amount is None or not proposal.value_unit:
         return proposal.text
     text = proposal.text
@@ -236,8 +237,12 @@ def _figure_clause(proposal: UnitProposal) -> str:
     while len(cells) > 1 and _FIGURE.search(cells[-2]) is None:
         cells[-2:] = ["; ".join(cells[-2:])]
     head = cells[-1]
-    ends = [e for mark in ("; ", ". ", " (", ")") if (e := text.find(mark, at)) > 0]
-    return head + text[at : min(ends, default=len(text))]
+    ends = [e for mark in ("; ", ". ") if (e := text.find(mark, at)) > 0]
+    clause = text[at : min(ends, default=len(text))]
+    aside = clause.find(" (", 1)
+    if aside > 0 and _FIGURE.search(clause[aside:]):  # "(or 18% on …)": another figure's words
+        clause = clause[:aside]
+    return head + clause
 
 
 def _subject_shares(subject: str, concepts) -> dict[str, float]:
