@@ -147,6 +147,8 @@ def test_a_reply_to_the_sentence_before_joins_it():
         ("If you pay 40% Income Tax", True),
         ("If you're 60 or over you cannot get a Maintenance Loan.", False),
         ("If you pay 40% Income Tax, you can claim back 20%.", False),
+        ("For your first child £277.08 (born before 6 April 2017)", False),
+        ("If you're single and under 25 £251.77", False),
     ],
 )
 def test_a_lead_in_without_its_list_or_a_bare_condition_is_no_unit(sentence, fragment):
