@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -56,6 +57,8 @@ ELIGIBILITY_CONCEPT_BONUS = 0.03
 # A unit leaves its page's category only when clearly nearer a related one: a Budgeting
 # Loans instruction stays with Budgeting Loans, not with student finance's "how to apply".
 MAIN_CATEGORY_BONUS = 0.02
+# Weight of the cosine between a unit's heading path and a concept, beside the unit's own.
+HEADING_WEIGHT = 0.0
 _ELIGIBILITY_CONCEPT = re.compile(r"eligib|who can|qualif", re.I)
 _AMOUNT_CONCEPT = re.compile(
     r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
@@ -176,49 +179,74 @@ class HeuristicProvider:
         return proposals, Usage(model=HEURISTIC_MODEL)
 
     def _bind(self, page: PageInput, proposals: list[UnitProposal], concepts, main: str) -> None:
-        """Score = cosine(unit, concept description) + a bonus for the words of the concept's
-        name found near the unit (MiniLM alone cannot tell 'under 25' from '25 or over') +
-        a bonus, for amounts, to concepts that name an amount (a rate, a limit) rather than a
-        topic ('who pays', 'overview')."""
+        """Bind each proposal to the best-scoring concept (`binding_scores`) when it leads the
+        runner-up by the margin; otherwise leave it for triage with its candidates."""
         usable = [concept for concept in concepts if concept.vector is not None]
         if not proposals or not usable:
             return
-        matrix = np.asarray([concept.vector for concept in usable], dtype=np.float32)
-        subject = page_subject(page.title)
-        queries = [
-            # a text stated after its subject and heading already says where it stands
-            p.text if p.text.startswith(subject)
-            else f"{page.title}. {p.section}. {p.text}" if p.section
-            else f"{page.title}. {p.text}"
-            for p in proposals
-        ]  # fmt: skip
-        cosine = self.embedder.embed(queries) @ matrix.T
-        names = [
-            _words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}") for c in usable
-        ]
-        in_main = np.array([c.category == main for c in usable])
-        names_eligibility = np.array(
-            [bool(_ELIGIBILITY_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
-        )
-        names_amount = np.array(
-            [bool(_AMOUNT_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
-        )
-        for proposal, row in zip(proposals, cosine, strict=True):
-            # the page's subject counts beside the unit's own words: on the High Income Child
-            # Benefit Charge page, "£60,000" is the charge's threshold, not a Child Benefit rate
-            near = _words(f"{subject} {proposal.section} {_figure_clause(proposal)}")
-            lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
-            score = row + LEXICAL_WEIGHT * lexical + MAIN_CATEGORY_BONUS * in_main
-            if proposal.unit_type == "threshold":
-                score = score + AMOUNT_CONCEPT_BONUS * names_amount
-            elif proposal.unit_type == "eligibility":
-                score = score + ELIGIBILITY_CONCEPT_BONUS * names_eligibility
+        scores = binding_scores(self.embedder, page, proposals, usable, main)
+        for proposal, score in zip(proposals, scores, strict=True):
             order = np.argsort(-score)[:3]
             proposal.candidates = [(usable[i].taxonomy_id, float(score[i])) for i in order]
             best = float(score[order[0]])
             runner_up = float(score[order[1]]) if len(order) > 1 else -1.0
             if best - runner_up >= self.margin:
                 proposal.concept_id = usable[order[0]].taxonomy_id
+
+
+@dataclass(frozen=True)
+class BindingWeights:
+    lexical: float = LEXICAL_WEIGHT
+    amount: float = AMOUNT_CONCEPT_BONUS
+    eligibility: float = ELIGIBILITY_CONCEPT_BONUS
+    main: float = MAIN_CATEGORY_BONUS
+    heading: float = HEADING_WEIGHT
+
+
+def binding_scores(
+    embedder, page: PageInput, proposals: list[UnitProposal], usable, main: str,
+    weights: BindingWeights = BindingWeights(),
+) -> np.ndarray:  # fmt: skip
+    """Per proposal and concept: cosine(unit, concept description) + `heading` × cosine(its
+    heading path, concept) + a bonus for the words of the concept's name found near the unit
+    (MiniLM alone cannot tell 'under 25' from '25 or over') + a bonus to the page's own
+    category + a bonus, for amounts, to concepts that name an amount (a rate, a limit) rather
+    than a topic ('who pays', 'overview'), and for eligibility to concepts about who
+    qualifies."""
+    matrix = np.asarray([concept.vector for concept in usable], dtype=np.float32)
+    subject = page_subject(page.title)
+    queries = [
+        # a text stated after its subject and heading already says where it stands
+        p.text if p.text.startswith(subject)
+        else f"{page.title}. {p.section}. {p.text}" if p.section
+        else f"{page.title}. {p.text}"
+        for p in proposals
+    ]  # fmt: skip
+    scores = embedder.embed(queries) @ matrix.T
+    if weights.heading:
+        headings = [f"{page.title}. {p.section}" for p in proposals]
+        scores = scores + weights.heading * (embedder.embed(headings) @ matrix.T)
+    names = [
+        _words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}") for c in usable
+    ]
+    in_main = np.array([c.category == main for c in usable])
+    names_eligibility = np.array(
+        [bool(_ELIGIBILITY_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
+    )
+    names_amount = np.array(
+        [bool(_AMOUNT_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
+    )
+    for index, proposal in enumerate(proposals):
+        # the page's subject counts beside the unit's own words: on the High Income Child
+        # Benefit Charge page, "£60,000" is the charge's threshold, not a Child Benefit rate
+        near = _words(f"{subject} {proposal.section} {_figure_clause(proposal)}")
+        lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
+        scores[index] += weights.lexical * lexical + weights.main * in_main
+        if proposal.unit_type == "threshold":
+            scores[index] += weights.amount * names_amount
+        elif proposal.unit_type == "eligibility":
+            scores[index] += weights.eligibility * names_eligibility
+    return scores
 
 
 def _figure_clause(proposal: UnitProposal) -> str:

@@ -1,0 +1,157 @@
+"""How well the heuristic provider binds units to concepts, measured on the experts' audit
+judgements, and whether other binding weights would do better, by cross-validation grouped
+by page (a page's units never sit on both sides of a fold).
+
+A judged unit is labelled with its concept when the expert said the concept was right, and
+with the concept it was moved to from the audit (or the one the expert's note names) when
+not; units judged wrong with no better concept named are left out. Each labelled unit is bound
+again from its text, heading and page, among the categories its extraction run allowed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import numpy as np
+
+from curation.models import AuditEvent, AuditJudgement
+from knowledge.models import AtomicUnit
+from knowledge.parsing import section_at
+from knowledge.providers.heuristic import BindingWeights, binding_scores
+from knowledge.providers.types import PageInput, UnitProposal
+from knowledge.services.extract import taxonomy_for_extraction
+
+_CONCEPT_ID = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)+")
+
+
+@dataclass(frozen=True)
+class LabelledUnit:
+    page: PageInput
+    proposal: UnitProposal
+    allowed: frozenset[str]
+    main: str
+    label: str
+
+
+@dataclass
+class BindingReport:
+    labelled: int
+    pages: int
+    current_hits: int
+    cross_validated_hits: int
+    folds: list[tuple[BindingWeights, int, int]] = field(default_factory=list)
+    best_in_sample: list[tuple[BindingWeights, int]] = field(default_factory=list)
+
+
+def binding_labels(*, sample_id: int | None = None) -> list[LabelledUnit]:
+    """The judged units with the concept an expert says they belong to."""
+    judgements = AuditJudgement.objects.select_related(
+        "unit__concept", "unit__source", "unit__snapshot", "unit__extraction_run"
+    )
+    if sample_id is not None:
+        judgements = judgements.filter(sample_id=sample_id)
+    known = {concept.taxonomy_id for concept in taxonomy_for_extraction()[1]}
+    labelled, seen = [], set()
+    for judgement in judgements.order_by("unit_id", "-judged_at"):
+        unit = judgement.unit
+        run = unit.extraction_run
+        if unit.pk in seen or run is None or not run.context:
+            continue
+        seen.add(unit.pk)
+        label = _label(judgement, known)
+        if label is not None:
+            labelled.append(_labelled(unit, run.context, label))
+    return labelled
+
+
+def _label(judgement: AuditJudgement, known: set[str]) -> str | None:
+    unit = judgement.unit
+    if judgement.concept_right == AuditJudgement.Answer.YES:
+        return unit.concept.taxonomy_id
+    if judgement.concept_right != AuditJudgement.Answer.NO:
+        return None
+    moves = AuditEvent.objects.filter(action="unit.move", created_at__gte=judgement.judged_at)
+    if any(_moved(event, unit.pk) for event in moves):
+        return unit.concept.taxonomy_id  # moved after the judgement: where it sits now
+    named = [m for m in _CONCEPT_ID.findall(judgement.note) if m in known]
+    named = [m for m in named if m != unit.concept.taxonomy_id]
+    return named[0] if named else None
+
+
+def _moved(event: AuditEvent, unit_id: int) -> bool:
+    """The move changed this unit's concept (renumbered neighbours are in the event too)."""
+    before = event.before.get("unit", {}).get(str(unit_id)) or {}
+    after = event.after.get("unit", {}).get(str(unit_id)) or {}
+    return bool(after) and before.get("concept") != after.get("concept")
+
+
+def _labelled(unit: AtomicUnit, context: dict, label: str) -> LabelledUnit:
+    section = section_at(unit.snapshot.sections, unit.evidence_start) or {"heading_path": []}
+    proposal = UnitProposal(
+        unit_type=unit.unit_type, text=unit.text, concept_id=None,
+        evidence_quote=unit.evidence_quote,
+        value_amount=Decimal(unit.value_amount) if unit.value_amount is not None else None,
+        value_unit=unit.value_unit or None,
+        section=" > ".join(section["heading_path"][-2:]),
+    )  # fmt: skip
+    page = PageInput(unit.source.title, unit.source.url, "", "", [], None, None)
+    allowed = frozenset({context["category"], *context.get("related_categories", [])})
+    return LabelledUnit(page, proposal, allowed, context["category"], label)
+
+
+def binding_cross_validation(
+    labelled: list[LabelledUnit], grid: list[BindingWeights], *, embedder, folds: int = 5,
+    seed: int = 7,
+) -> BindingReport:  # fmt: skip
+    """Accuracy (best concept = the label) of the current weights, and of the weights chosen
+    on the other folds' pages for each fold of pages."""
+    concepts = [c for c in taxonomy_for_extraction()[1] if c.vector is not None]
+    embedder = _Remembering(embedder)  # each text is embedded once, whatever the weights
+    current = grid.index(BindingWeights())
+    hits = np.zeros((len(labelled), len(grid)), dtype=bool)
+    for row, item in enumerate(labelled):
+        usable = [c for c in concepts if c.category in item.allowed]
+        for column, weights in enumerate(grid):
+            scores = binding_scores(embedder, item.page, [item.proposal], usable, item.main,
+                                    weights)[0]  # fmt: skip
+            hits[row, column] = usable[int(np.argmax(scores))].taxonomy_id == item.label
+    pages = sorted({item.page.url for item in labelled})
+    random.Random(seed).shuffle(pages)
+    report = BindingReport(len(labelled), len(pages), int(hits[:, current].sum()), 0)
+    for fold in range(folds):
+        held = {url for url in pages[fold::folds]}
+        test = np.array([item.page.url in held for item in labelled])
+        train_hits = hits[~test].sum(axis=0)
+        # ties go to the current weights, then to the nearest in the grid
+        chosen = max(range(len(grid)), key=lambda k: (train_hits[k], -abs(k - current)))
+        fold_hits = int(hits[test, chosen].sum())
+        report.cross_validated_hits += fold_hits
+        report.folds.append((grid[chosen], fold_hits, int(test.sum())))
+    totals = hits.sum(axis=0)
+    report.best_in_sample = [(grid[k], int(totals[k])) for k in np.argsort(-totals)[:5]]
+    return report
+
+
+class _Remembering:
+    def __init__(self, embedder):
+        self.embedder, self.vectors = embedder, {}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        missing = [text for text in dict.fromkeys(texts) if text not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+        return np.asarray([self.vectors[text] for text in texts])
+
+
+def weights_grid() -> list[BindingWeights]:
+    """Around the current weights: the name-word bonus, the page's-own-category bonus and
+    the weight of the heading path's own cosine."""
+    return [
+        BindingWeights(lexical=lexical, main=main, heading=heading)
+        for lexical in (0.1, 0.15, 0.25)
+        for main in (0.0, 0.02, 0.05)
+        for heading in (0.0, 0.25, 0.5)
+    ]

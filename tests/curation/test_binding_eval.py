@@ -1,0 +1,94 @@
+"""Binding measured on audit judgements: the labels come from the experts (right concept,
+the concept they moved it to, or the one their note names), and the cross-validation keeps
+each page's units on one side of a fold."""
+
+import numpy as np
+import pytest
+
+from curation.services.audit_sample import audit_unit_move, judgement_record, sample_draw
+from curation.services.binding_eval import binding_cross_validation, binding_labels
+from knowledge.models import ExtractionRun
+from knowledge.providers.heuristic import BindingWeights
+from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory, UnitFactory
+
+pytestmark = pytest.mark.django_db
+
+ANSWERS = dict.fromkeys(
+    ["concept_right", "standalone", "type_right", "value_right", "validity_right", "useful"], "yes"
+)
+
+
+class WordEmbedder:
+    """Vectors by topic word, so the test decides which concept a text is nearest."""
+
+    TOPICS = ("allowance", "junior", "claim")
+
+    def embed(self, texts):
+        vectors = np.zeros((len(texts), 384), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for column, word in enumerate(self.TOPICS):
+                vectors[row, column] = text.lower().count(word)
+            vectors[row, 383] = 0.1
+            vectors[row] /= np.linalg.norm(vectors[row])
+        return vectors
+
+
+def _vector(column):
+    vector = [0.0] * 384
+    vector[column] = 1.0
+    return vector
+
+
+@pytest.fixture
+def judged(expert, editor):
+    category = CategoryFactory(slug="isa", name="ISAs")
+    allowance = ConceptFactory(category=category, taxonomy_id="isa.allowance",
+                               name="ISA allowance", embedding=_vector(0))  # fmt: skip
+    junior = ConceptFactory(category=category, taxonomy_id="isa.junior",
+                            name="Junior ISA", embedding=_vector(1))  # fmt: skip
+    units = []
+    for n, text in enumerate(["The allowance is £20,000.", "A junior account is for children.",
+                              "Claim online.", "The allowance is per tax year."]):  # fmt: skip
+        snapshot = SnapshotFactory(text=text)
+        run = ExtractionRun.objects.create(
+            snapshot=snapshot, provider="heuristic", prompt_version="v2",
+            context={"category": "isa", "related_categories": []},
+        )  # fmt: skip
+        concept = allowance if n != 1 else allowance  # the junior one is misfiled
+        units.append(UnitFactory(concept=concept, snapshot=snapshot, extraction_run=run))
+    sample = sample_draw(size=4, seed=3, user=expert)
+    notes = {
+        units[0].pk: ("yes", ""),
+        units[1].pk: ("no", "belongs under isa.junior"),
+        units[2].pk: ("no", "not about any ISA concept"),
+        units[3].pk: ("no", "moved"),
+    }
+    for unit_id in sample.unit_ids:
+        right, note = notes[unit_id]
+        judgement_record(sample_id=sample.pk, unit_id=unit_id, user=expert, note=note,
+                         answers={**ANSWERS, "concept_right": right})  # fmt: skip
+    audit_unit_move(sample_id=sample.pk, unit_id=units[3].pk, concept_id=junior.pk, user=editor)
+    return sample, units
+
+
+def test_labels_come_from_the_experts_judgements(judged):
+    sample, units = judged
+    labels = {item.proposal.text: item.label for item in binding_labels(sample_id=sample.pk)}
+    assert labels == {
+        units[0].text: "isa.allowance",  # judged right where it is
+        units[1].text: "isa.junior",  # the note names the right concept
+        units[3].text: "isa.junior",  # moved from the audit
+    }  # the unit with no better concept named is left out
+
+
+def test_cross_validation_scores_the_current_weights_and_each_fold(judged):
+    sample, _ = judged
+    labelled = binding_labels(sample_id=sample.pk)
+    grid = [BindingWeights(), BindingWeights(lexical=0.0, main=0.0)]
+    report = binding_cross_validation(labelled, grid, embedder=WordEmbedder(), folds=3)
+    assert report.labelled == 3 and report.pages == 3
+    # the junior text is nearest the junior concept; "per tax year" is an allowance text
+    # the expert moved to junior, which no weights reproduce
+    assert report.current_hits == 2
+    assert [size for _, _, size in report.folds] == [1, 1, 1]
+    assert report.cross_validated_hits == 2
