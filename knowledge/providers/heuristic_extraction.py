@@ -273,7 +273,10 @@ class _Extractor:
         25"): stated with its section, typed by what its text does."""
         heading = " > ".join(line.section["heading_path"][-2:])
         text = f"{heading}: {line.text}" if heading else line.text
-        self._add(sentence_kind(line.text) or "rule", (line.start, line.end), line, text=text)
+        cells = [cell.split(": ", 1)[-1] for cell in line.text.split("; ")]
+        validity = next((v for cell in cells if (v := row_label_validity(cell))), None)
+        self._add(sentence_kind(line.text) or "rule", (line.start, line.end), line, text=text,
+                  validity=validity)  # fmt: skip
 
     def _row(self, line: Line, intro: str = "") -> None:
         cells = [
@@ -387,7 +390,8 @@ class _Extractor:
     def _add(self, unit_type, span, line: Line, *, text=None, amount=None, period="",
              validity=None, example=False, is_figure=False) -> None:  # fmt: skip
         quote = self.text[span[0] : span[1]]
-        heading = line.section["heading_path"][-1] if line.section["heading_path"] else ""
+        # two levels: "Lifetime ISA > Putting money in", not just "Putting money in"
+        heading = " > ".join(line.section["heading_path"][-2:])
         text = with_subject(" ".join((text or quote).split()), self.subject, heading)
         key = (unit_type, text, amount.value if amount else None)
         if key in self.seen or not quote.strip():

@@ -43,7 +43,8 @@ _TOOL = re.compile(
 )
 _POINTER = re.compile(
     r"\b(?:find out more|for more (?:information|details|help)|more information (?:is|about)|"
-    r"video relay service|relay uk|text relay|has (?:more )?(?:information|guidance|advice) "
+    r"video relay service|relay uk|text relay|(?:there's|there is) a separate guide|"
+    r"has (?:more )?(?:information|guidance|advice) "
     r"(?:about|on))\b",
     re.I,
 )

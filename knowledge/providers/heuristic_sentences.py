@@ -96,9 +96,9 @@ def is_eligibility(sentence: str) -> bool:
 
 
 # A lead-in whose list is not with it ("You may also have tax-free allowances for:") or a
-# bare condition with no main clause ("If you pay 40% Income Tax"): no fact on its own. A
-# money amount makes it a plain-text table row ("If you're single and under 25 £251.77").
-_BARE_CONDITION = re.compile(r"^(?:if|when|unless)\b[^,;:£]*$", re.I)
+# bare condition with no main clause ("If you pay 40% Income Tax", "If you're getting less
+# than £221.20 a week": sub-headings of plain-text pages): no fact on its own.
+_BARE_CONDITION = re.compile(r"^(?:if|when|unless)\b[^,;:]*$", re.I)
 
 
 def is_fragment(sentence: str, *, has_amount: bool = False) -> bool:

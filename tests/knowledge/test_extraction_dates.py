@@ -55,3 +55,9 @@ def test_a_figure_with_its_period_before_it_keeps_it():
     units = corpus_units("student-finance.json")
     [unit] = [u for u in units if u.evidence_quote.endswith("£6,935 in an academic year.")][:1]
     assert unit.value_period == "year"
+
+
+def test_a_row_for_one_day_holds_for_that_day():
+    units = corpus_units("employment-support-allowance.json")
+    rows = [u for u in units if "Wednesday 25 December 2024" in u.evidence_quote]
+    assert rows and {(u.valid_from, u.valid_to) for u in rows} == {("2024-12-25", "2024-12-25")}
