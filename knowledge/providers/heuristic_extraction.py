@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 
 from knowledge.providers.heuristic_dates import (
     counts_academic_years,
@@ -24,6 +23,7 @@ from knowledge.providers.heuristic_dates import (
     row_label_validity,
     update_is_stale,
 )
+from knowledge.providers.heuristic_lines import ORDERED, Line, continues
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import (
     WORKED_EXAMPLE,
@@ -56,8 +56,6 @@ _HOWTO = re.compile(
 _EXAMPLE_HEADING = re.compile(r"^examples?\b", re.I)
 # A sentence ends at . ! or ? followed by a space: '£27.50' and 'e.g.' stay whole.
 _SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)", re.S)
-_ORDERED = re.compile(r"^\d+\. ")
-_ROW_CELL = re.compile(r"(?:^|; )[^;:]{1,200}: ")
 # A list lead-in whose items are conditions that hold together: a unit taken from one item
 # alone would drop the others. "Either", "any of", "one of" lists are alternatives instead.
 _CONDITIONS = re.compile(r"\b(if|as long as|provided|unless|only when|both|all of|all the)\b", re.I)
@@ -65,36 +63,11 @@ _ALTERNATIVES = re.compile(r"\b(either|any of|one of|one or more)\b", re.I)
 _MAX_JOINED_ITEMS = 8
 # A sentence introducing a table ("The table shows …", "The rates are:").
 _TABLE_INTRO = re.compile(r"\b(table|following|below)\b|:$", re.I)
-# A plain-text table row: a label, then amounts, no sentence punctuation ("Higher rate £50,271
-# to £125,140 40%").
-_BARE_ROW = re.compile(r"^[A-Z][^.;:!?]{0,80}?[£\d][^.!?;]*[\d%]$")
 
 
 def extract_proposals(page: PageInput) -> list[UnitProposal]:
     """Every unit the rules find on the page, unbound, in page order."""
     return _Extractor(page).run()
-
-
-@dataclass
-class Line:
-    start: int
-    end: int
-    text: str
-    section: dict
-
-    @property
-    def kind(self) -> str:
-        if self.text.startswith("- "):
-            return "item"
-        if _ORDERED.match(self.text):
-            return "step"
-        if self.section["heading_path"] and self.start == self.section["start"]:
-            return "heading"
-        if "; " in self.text and _ROW_CELL.search(self.text):
-            return "row" if find_amounts(self.text) else "label_row"
-        if _BARE_ROW.match(self.text) and len(self.text.split()) <= 12 and find_amounts(self.text):
-            return "bare_row"
-        return "paragraph"
 
 
 class _Extractor:
@@ -119,7 +92,7 @@ class _Extractor:
             while index + 1 < len(sections) and sections[index + 1]["start"] <= match.start():
                 index += 1
             line = Line(match.start(), match.end(), match.group(), sections[index])
-            if lines and _continues(lines[-1], line):
+            if lines and continues(lines[-1], line):
                 # a line break inside a sentence ("lives with<br>someone else"): one line
                 line = Line(lines[-1].start, line.end, self.text[lines[-1].start : line.end],
                             line.section)  # fmt: skip
@@ -221,6 +194,21 @@ class _Extractor:
         if kind == "eligibility" or is_rule(lead_in.text):
             self._add(kind, span, lead_in, text=text)
 
+    def _heads_above(self, line: Line) -> str:
+        """Where a figure's period may be named when its sentence does not: its heading, and
+        the column heads of a plain-text table ("Who the allowance is for Rate (weekly)" above
+        "Eldest or only child £25.60"), which precede its rows without punctuation."""
+        heading = " ".join(line.section["heading_path"][-1:])
+        index = self.lines.index(line)
+        while index > 0 and self.lines[index - 1].section is line.section:
+            above = self.lines[index - 1].text
+            if above.rstrip().endswith((".", ":", "!", "?")):
+                break
+            if not find_amounts(above):
+                return f"{heading} {above}"
+            index -= 1
+        return heading
+
     def _sentences_before_lead_in(self, lead_in: Line) -> None:
         """A lead-in paragraph may state a fact before it leads in ("The full rate of new
         State Pension is £221.20 a week. Your amount could be different depending on:")."""
@@ -307,7 +295,7 @@ class _Extractor:
                                 default_period="year" if yearly else "")  # fmt: skip
 
     def _paragraph(self, line: Line) -> None:
-        body = line.text[2:] if line.kind == "item" else _ORDERED.sub("", line.text)
+        body = line.text[2:] if line.kind == "item" else ORDERED.sub("", line.text)
         offset = line.start + (len(line.text) - len(body))
         if line.kind == "paragraph" and WORKED_EXAMPLE.match(body) and body[:1] in "Ee":
             # A paragraph opened by "Example" works through one case: its figures are the
@@ -336,7 +324,7 @@ class _Extractor:
             for amount in amounts:
                 self._threshold(stated, amount, line, quote=self.text[span[0] : span[1]],
                                 quote_start=quote_start,
-                                period_text=" ".join(line.section["heading_path"][-1:]))  # fmt: skip
+                                period_text=self._heads_above(line))  # fmt: skip
             return
         kind = sentence_kind(sentence)
         if kind:
@@ -475,15 +463,6 @@ class _Extractor:
             v for v in find_validities(before, academic=self.academic) if v.valid_from or v.valid_to
         ]
         return found[-1] if found else None
-
-
-def _continues(previous: Line, line: Line) -> bool:
-    return (
-        previous.section is line.section
-        and previous.kind == "paragraph"
-        and line.text[:1].islower()
-        and not previous.text.rstrip().endswith((".", ":", "!", "?"))
-    )
 
 
 def _distinct(amounts: list[Amount]) -> list[Amount]:

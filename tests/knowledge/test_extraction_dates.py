@@ -61,3 +61,9 @@ def test_a_row_for_one_day_holds_for_that_day():
     units = corpus_units("employment-support-allowance.json")
     rows = [u for u in units if "Wednesday 25 December 2024" in u.evidence_quote]
     assert rows and {(u.valid_from, u.valid_to) for u in rows} == {("2024-12-25", "2024-12-25")}
+
+
+def test_a_plain_text_table_row_takes_its_period_from_the_column_heads_above():
+    units = corpus_units("child-benefit--what-youll-get--2024-25.json")
+    [row] = [u for u in units if u.evidence_quote == "Eldest or only child £25.60"]
+    assert row.value_period == "week"  # "Who the allowance is for Rate (weekly)"
