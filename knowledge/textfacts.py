@@ -68,7 +68,8 @@ _PERIOD_WORDS = [
     (re.compile(r"\b(a|per|each|every) month\b|\bmonthly\b", re.I), "month"),
     (
         re.compile(
-            r"\b(a|an|per|each|every) (tax |academic )?year\b|\bannual(ly)?\b|\byearly\b",
+            r"\b(a|an|per|each|every) (tax |academic )?year\b|\bannual(ly)?\b|\byearly\b|"
+            r"\bin the (?:\d{4} to \d{4} )?(?:tax|academic) year\b",
             re.I,
         ),
         "year",

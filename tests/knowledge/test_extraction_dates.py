@@ -67,3 +67,10 @@ def test_a_plain_text_table_row_takes_its_period_from_the_column_heads_above():
     units = corpus_units("child-benefit--what-youll-get--2024-25.json")
     [row] = [u for u in units if u.evidence_quote == "Eldest or only child £25.60"]
     assert row.value_period == "week"  # "Who the allowance is for Rate (weekly)"
+
+
+def test_a_figure_for_a_named_tax_year_is_yearly():
+    from knowledge.textfacts import period_in
+
+    assert period_in("You can save up to £20,000 in ISAs in the 2024 to 2025 tax year.") == "year"
+    assert period_in("You can save £20,000 until the end of the tax year") == ""
