@@ -23,7 +23,8 @@ from knowledge.providers.heuristic_dates import (
     row_label_validity,
     update_is_stale,
 )
-from knowledge.providers.heuristic_lines import ORDERED, Line, continues
+from knowledge.providers.heuristic_lines import ORDERED, Line, continues, uniform_columns
+from knowledge.providers.heuristic_lines import cells as row_cells
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import (
     WORKED_EXAMPLE,
@@ -129,7 +130,7 @@ class _Extractor:
                 index += 1
                 continue
             if line.kind == "row":
-                self._row(line, self._table_intro(body, index))
+                self._row(line, self._table_intro(body, index), self._table_of(body, index))
             elif line.kind == "bare_row":
                 self._bare_row(line, self._table_intro(body, index))
             elif line.kind == "label_row":
@@ -266,25 +267,42 @@ class _Extractor:
         self._add(sentence_kind(line.text) or "rule", (line.start, line.end), line, text=text,
                   validity=validity)  # fmt: skip
 
-    def _row(self, line: Line, intro: str = "") -> None:
-        cells = [
-            cell.split(": ", 1) if ": " in cell else ["", cell] for cell in line.text.split("; ")
-        ]
+    def _table_of(self, body: list[Line], index: int) -> tuple[dict[str, bool], bool]:
+        """The columns of the row's table that are the same in every row, and whether the
+        row is the table's first (where those columns are stated, once)."""
+        first = index
+        while first > 0 and body[first - 1].kind == "row":
+            first -= 1
+        last = index
+        while last + 1 < len(body) and body[last + 1].kind == "row":
+            last += 1
+        return uniform_columns(body[first : last + 1]), index == first
+
+    def _row(self, line: Line, intro: str = "", table=({}, True)) -> None:
+        uniform, first_row = table
+        cells = row_cells(line)
         labels = [
             f"{header}: {value}" if header else value
             for header, value in cells
             if not find_amounts(value)
         ]
+        every = " and ".join(
+            header.lower() for header, value in cells if header and not find_amounts(value)
+        )
         row_validity = next(
             (v for _, value in cells if (v := row_label_validity(value, self.academic))), None
         )
         heading = " > ".join(line.section["heading_path"][-2:])
         for header, value in cells:
             amounts = _distinct(find_amounts(value))
-            if not amounts:
+            if not amounts or (header in uniform and not first_row):
                 continue
             cell_validity = header_validity(header, academic=self.academic) or row_validity
-            described = "; ".join([*labels, f"{header}: {value}" if header else value])
+            if header in uniform:
+                which = f"every {every or 'row'}" + ("" if uniform[header] else " that has one")
+                described = f"{header}: {value} (the same for {which})"
+            else:
+                described = "; ".join([*labels, f"{header}: {value}" if header else value])
             text = f"{heading}: {described}" if heading else described
             text = f"{text} ({intro})" if intro else text
             # a student finance figure under an academic year's column is that year's amount

@@ -46,3 +46,27 @@ def continues(previous: Line, line: Line) -> bool:
         and line.text[:1].islower()
         and not previous.text.rstrip().endswith((".", ":", "!", "?"))
     )
+
+
+def cells(line: Line) -> list[tuple[str, str]]:
+    """A table row's cells as (column head, value); a cell without a head has ''."""
+    return [
+        tuple(cell.split(": ", 1)) if ": " in cell else ("", cell) for cell in line.text.split("; ")
+    ]
+
+
+# A column must hold the same figure in this many rows or more to be stated once for all.
+_UNIFORM_ROWS = 3
+
+
+def uniform_columns(rows: list[Line]) -> dict[str, bool]:
+    """The columns of one table whose figure is the same in every row that has one ('0%' on
+    £123 to £175 for every National Insurance category letter; 'N/A' rows aside): stated once,
+    not once a row. Each maps to whether every row has that figure."""
+    columns = [dict(cells(row)) for row in rows]
+    uniform = {}
+    for head in columns[0] if columns else {}:
+        figures = [column[head] for column in columns if find_amounts(column.get(head, ""))]
+        if head and len(figures) >= _UNIFORM_ROWS and len(set(figures)) == 1:
+            uniform[head] = len(figures) == len(columns)
+    return uniform

@@ -128,3 +128,16 @@ def test_pass_one_files_a_page_under_the_category_whose_concepts_name_its_subjec
         page=page, categories=[], concepts=taxonomy_concepts
     )
     assert context.category == category
+
+
+def test_a_rate_the_same_in_every_row_of_a_table_is_one_unit():
+    """The NI tables give 0% on £123 to £175 for every category letter: one unit says so,
+    and each letter keeps only the rates of its own."""
+    units = corpus_units("national-insurance-rates-letters.json")
+    employer_zero = [
+        u for u in units if "Employer" in u.text and "£123 to £175" in u.text and u.value_amount == 0
+    ]
+    assert len(employer_zero) == 1
+    assert "(the same for every category letter)" in employer_zero[0].text
+    letter_h = [u for u in units if "Category letter: H;" in u.text and u.value_amount is not None]
+    assert letter_h and all("same for every" not in u.text for u in letter_h)
