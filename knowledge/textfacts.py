@@ -154,6 +154,14 @@ def _year_bounds(text: str, start: int, end: int, first_year: int, academic: boo
     return tax_year_bounds(first_year)
 
 
+_ONWARDS = re.compile(r"\s*(?:tax year\s*)?(?:and )?onwards\b", re.I)
+
+
+def _onwards(text: str, end: int, bounds: tuple) -> tuple:
+    """'From tax year 2024 to 2025 onwards': from that year's start, with no end."""
+    return (bounds[0], None) if _ONWARDS.match(text, end) else bounds
+
+
 def find_validities(text: str, *, academic: bool = False) -> list[Validity]:
     """Every validity phrase in `text`, most specific kinds first, in text order per kind.
     `academic`: the text's bare year pairs ('2024 to 2025') are academic years."""
@@ -178,11 +186,11 @@ def find_validities(text: str, *, academic: bool = False) -> list[Validity]:
         first = int(m[1] or m[3] or m[5])
         last = int(m[2] or m[4] or (str(first)[:2] + m[6]))
         if last == first + 1:
-            add(m.start(), m.end(), *tax_year_bounds(first), m.group())
+            add(m.start(), m.end(), *_onwards(text, m.end(), tax_year_bounds(first)), m.group())
     for m in _YEAR_PAIR.finditer(text):
         if int(m[2]) == int(m[1]) + 1:
             bounds = _year_bounds(text, m.start(), m.end(), int(m[1]), academic)
-            add(m.start(), m.end(), *bounds, m.group())
+            add(m.start(), m.end(), *_onwards(text, m.end(), bounds), m.group())
     for m in _MONTH_RANGE.finditer(text):
         first = dt.date(int(m[2]), MONTHS[m[1].lower()], 1)
         last = _month_end(int(m[4]), MONTHS[m[3].lower()])
@@ -192,7 +200,9 @@ def find_validities(text: str, *, academic: bool = False) -> list[Validity]:
     for m in _BEFORE_DAY.finditer(text):
         day = _date(m[1], m[2], m[3])
         if day:
-            add(m.start(), m.end(), None, day - dt.timedelta(days=1), m.group())
+            # "before 8 April" ends on the 7th; "up to 7 April", "until 7 April" include it
+            last = day - dt.timedelta(days=1) if m.group().lower().startswith("before") else day
+            add(m.start(), m.end(), None, last, m.group())
     return sorted(found, key=lambda validity: validity.start)
 
 

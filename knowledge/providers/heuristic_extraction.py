@@ -328,6 +328,8 @@ class _Extractor:
             self.previous = [*self.previous, start][-3:] if line.kind == "paragraph" else []
 
     def _sentence(self, sentence: str, start: int, line: Line) -> None:
+        if sentence.lower().startswith("for example") and not find_amounts(sentence):
+            return  # illustrates the sentence before it, which is its own unit: alone, a fragment
         if WORKED_EXAMPLE.match(sentence):
             self._add("example", (start, start + len(sentence)), line, text=sentence, example=True)
             return

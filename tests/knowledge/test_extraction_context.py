@@ -135,7 +135,9 @@ def test_a_rate_the_same_in_every_row_of_a_table_is_one_unit():
     and each letter keeps only the rates of its own."""
     units = corpus_units("national-insurance-rates-letters.json")
     employer_zero = [
-        u for u in units if "Employer" in u.text and "£123 to £175" in u.text and u.value_amount == 0
+        u
+        for u in units
+        if "Employer" in u.text and "£123 to £175" in u.text and u.value_amount == 0
     ]
     assert len(employer_zero) == 1
     assert "(the same for every category letter)" in employer_zero[0].text

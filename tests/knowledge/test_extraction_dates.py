@@ -28,7 +28,7 @@ def test_each_figure_takes_the_period_stated_beside_it():
     units = corpus_units("benefit-cap.json")
     quote = "The threshold was £722 up to 7 April 2024 and is £793 from 8 April 2024."
     by_value = {int(u.value_amount): u for u in units if u.evidence_quote == quote}
-    assert (by_value[722].valid_from, by_value[722].valid_to) == (None, "2024-04-06")
+    assert (by_value[722].valid_from, by_value[722].valid_to) == (None, "2024-04-07")  # "up to"
     assert (by_value[793].valid_from, by_value[793].valid_to) == ("2024-04-08", None)
 
 
@@ -74,3 +74,20 @@ def test_a_figure_for_a_named_tax_year_is_yearly():
 
     assert period_in("You can save up to £20,000 in ISAs in the 2024 to 2025 tax year.") == "year"
     assert period_in("You can save £20,000 until the end of the tax year") == ""
+
+
+def test_before_excludes_its_day_and_up_to_includes_it():
+    from knowledge.textfacts import find_validities
+
+    [before] = find_validities("the rate before 8 April 2024")
+    [up_to] = find_validities("the rate up to 7 April 2024")
+    assert before.valid_to == up_to.valid_to == dt.date(2024, 4, 7)
+
+
+def test_a_tax_year_onwards_has_no_end():
+    from knowledge.textfacts import find_validities
+
+    [onwards] = find_validities("From tax year 2024 to 2025 onwards: if you earn more than £60,000")
+    assert (onwards.valid_from, onwards.valid_to) == (dt.date(2024, 4, 6), None)
+    [closed] = find_validities("In the 2024 to 2025 tax year you can save £20,000")
+    assert closed.valid_to == dt.date(2025, 4, 5)

@@ -245,3 +245,12 @@ def test_a_figure_is_bound_by_the_words_of_its_own_clause():
 
     assert "residential" not in clause(10) and "10%" in clause(10)
     assert "residential" in clause(18) and "10%" not in clause(18)
+
+
+def test_a_for_example_aside_without_figures_is_no_unit_of_its_own():
+    units = proposals(
+        "<p>You must tell us about changes to your circumstances. "
+        "For example, if you move house or start work.</p>"
+    )
+    assert [u.unit_type for u in units] == ["rule"]
+    assert not any(u.evidence_quote.startswith("For example") for u in units)
