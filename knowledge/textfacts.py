@@ -18,6 +18,15 @@ STOPWORDS = frozenset(
      "in", "is", "it", "its", "of", "on", "or", "the", "their", "they", "this", "to", "was", "were",
      "what", "when", "which", "who", "will", "with", "you", "your")
 )  # fmt: skip
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The words and numbers of a text that carry its meaning: lower case, stop words out."""
+    return frozenset(
+        word for word in re.findall(r"[a-z]+|\d+", text.lower()) if word not in STOPWORDS
+    )
+
+
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 # "Sept" is how gov.uk tables shorten September, besides the calendar's "sep".
 MONTH_ABBREVIATIONS = {
@@ -100,6 +109,19 @@ def _date(day: str, month: str, year: str) -> dt.date | None:
         return dt.date(int(year), MONTHS[month.lower()], int(day))
     except (ValueError, KeyError):
         return None
+
+
+_ONE_DAY = re.compile(
+    rf"^(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) )?(\d{{1,2}}) {_MONTH} "
+    rf"(\d{{4}})$",
+    re.I,
+)
+
+
+def single_day(text: str) -> dt.date | None:
+    """The day a text is, when it is one date and nothing else ('Wednesday 25 December 2024')."""
+    found = _ONE_DAY.match(text.strip())
+    return _date(found[1], found[2], found[3]) if found else None
 
 
 def _month_end(year: int, month: int) -> dt.date:

@@ -54,6 +54,9 @@ def binding_labels(*, sample_id: int | None = None) -> list[LabelledUnit]:
     if sample_id is not None:
         judgements = judgements.filter(sample_id=sample_id)
     known = {concept.taxonomy_id for concept in taxonomy_for_extraction()[1]}
+    moves = list(
+        AuditEvent.objects.filter(action="unit.move").only("before", "after", "created_at")
+    )
     labelled, seen = [], set()
     for judgement in judgements.order_by("unit_id", "-judged_at"):
         unit = judgement.unit
@@ -61,20 +64,20 @@ def binding_labels(*, sample_id: int | None = None) -> list[LabelledUnit]:
         if unit.pk in seen or run is None or not run.context:
             continue
         seen.add(unit.pk)
-        label = _label(judgement, known)
+        label = _label(judgement, known, moves)
         if label is not None:
             labelled.append(_labelled(unit, run.context, label))
     return labelled
 
 
-def _label(judgement: AuditJudgement, known: set[str]) -> str | None:
+def _label(judgement: AuditJudgement, known: set[str], moves: list[AuditEvent]) -> str | None:
     unit = judgement.unit
     if judgement.concept_right == AuditJudgement.Answer.YES:
         return unit.concept.taxonomy_id
     if judgement.concept_right != AuditJudgement.Answer.NO:
         return None
-    moves = AuditEvent.objects.filter(action="unit.move", created_at__gte=judgement.judged_at)
-    if any(_moved(event, unit.pk) for event in moves):
+    later = (event for event in moves if event.created_at >= judgement.judged_at)
+    if any(_moved(event, unit.pk) for event in later):
         return unit.concept.taxonomy_id  # moved after the judgement: where it sits now
     named = [m for m in _CONCEPT_ID.findall(judgement.note) if m in known]
     named = [m for m in named if m != unit.concept.taxonomy_id]

@@ -34,7 +34,7 @@ from knowledge.providers.types import (
     Usage,
 )
 from knowledge.temporal import tax_year_start_year
-from knowledge.textfacts import STOPWORDS, amount_text
+from knowledge.textfacts import amount_text, content_words, find_amounts
 
 # How far (cosine plus the bonuses of `_bind`) the best concept must lead the runner-up for a
 # unit to be bound; a closer race goes to triage rather than to a guess. Calibrated with
@@ -43,7 +43,6 @@ from knowledge.textfacts import STOPWORDS, amount_text
 # concepts MiniLM scores alike, and the earlier 0.02 then sent correct bindings to triage.
 BINDING_MARGIN = 0.005
 _PLACEMENT = "Heuristic (embedding similarity, no LLM)"
-_FIGURE = re.compile(r"£\s?\d|\d%")
 # Weight of a category's concepts naming the page's subject, beside the cosine of the title
 # and headings. Set so that a subject a concept names in full (+0.15) outweighs the lead
 # MiniLM gives a category with many near concepts (Tax-Free Childcare leads Student Finance
@@ -227,7 +226,8 @@ def binding_scores(
         headings = [f"{page.title}. {p.section}" for p in proposals]
         scores = scores + weights.heading * (embedder.embed(headings) @ matrix.T)
     names = [
-        _words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}") for c in usable
+        content_words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}")
+        for c in usable
     ]
     in_main = np.array([c.category == main for c in usable])
     names_eligibility = np.array(
@@ -239,7 +239,7 @@ def binding_scores(
     for index, proposal in enumerate(proposals):
         # the page's subject counts beside the unit's own words: on the High Income Child
         # Benefit Charge page, "£60,000" is the charge's threshold, not a Child Benefit rate
-        near = _words(f"{subject} {proposal.section} {_figure_clause(proposal)}")
+        near = content_words(f"{subject} {proposal.section} {_figure_clause(proposal)}")
         lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
         scores[index] += weights.lexical * lexical + weights.main * in_main
         if proposal.unit_type == "threshold":
@@ -262,13 +262,13 @@ def _figure_clause(proposal: UnitProposal) -> str:
         return text
     start = max(text.rfind(mark, 0, at) for mark in (". ", "("))
     cells = text[max(start, 0) : at].split("; ")
-    while len(cells) > 1 and _FIGURE.search(cells[-2]) is None:
+    while len(cells) > 1 and not find_amounts(cells[-2]):
         cells[-2:] = ["; ".join(cells[-2:])]
     head = cells[-1]
     ends = [e for mark in ("; ", ". ") if (e := text.find(mark, at)) > 0]
     clause = text[at : min(ends, default=len(text))]
     aside = clause.find(" (", 1)
-    if aside > 0 and _FIGURE.search(clause[aside:]):  # "(or 18% on …)": another figure's words
+    if aside > 0 and find_amounts(clause[aside:]):  # "(or 18% on …)": another figure's words
         clause = clause[:aside]
     return head + clause
 
@@ -288,12 +288,6 @@ def _subject_shares(subject: str, concepts) -> dict[str, float]:
             found = 0.7
         shares[concept.category] = max(shares[concept.category], found)
     return shares
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(
-        word for word in re.findall(r"[a-z]+|\d+", text.lower()) if word not in STOPWORDS
-    )
 
 
 def _label(day) -> str:

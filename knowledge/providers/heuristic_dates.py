@@ -9,7 +9,13 @@ import re
 from collections import defaultdict
 
 from knowledge.providers.types import PageInput
-from knowledge.textfacts import MONTHS, Validity, find_validities, header_validity, period_in
+from knowledge.textfacts import (
+    Validity,
+    find_validities,
+    header_validity,
+    period_in,
+    single_day,
+)
 
 
 def counts_academic_years(page: PageInput) -> bool:
@@ -70,25 +76,14 @@ def rates_period(text: str) -> str:
     return period_in(match.group()) if match else ""
 
 
-_ONE_DAY = re.compile(
-    rf"^(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday) )?(\d{{1,2}}) "
-    rf"({'|'.join(MONTHS)}) (\d{{4}})$",
-    re.I,
-)
-
-
 def row_label_validity(label: str, academic: bool = False) -> Validity | None:
     """A table row labelled with a start month ('April 2024 (current rate)') holds that year's
     rates: gov.uk rate tables list one row a year, so it runs for twelve months. A row
     labelled with one day ('Wednesday 25 December 2024': opening times, payment dates) holds
     for that day."""
-    day = _ONE_DAY.match(label.strip())
-    if day:
-        try:
-            when = dt.date(int(day[3]), MONTHS[day[2].lower()], int(day[1]))
-        except ValueError:
-            return None
-        return Validity(when, when, 0, label)
+    day = single_day(label)
+    if day is not None:
+        return Validity(day, day, 0, label)
     validity = header_validity(label, academic=academic)
     if validity is None or validity.valid_to is not None or validity.valid_from is None:
         return validity

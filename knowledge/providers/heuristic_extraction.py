@@ -99,6 +99,8 @@ class _Extractor:
                             line.section)  # fmt: skip
                 lines.pop()
             lines.append(line)
+        for position, line in enumerate(lines):
+            line.index = position  # where it stands on the page, read without a search
         return lines
 
     def run(self) -> list[UnitProposal]:
@@ -200,7 +202,7 @@ class _Extractor:
         the column heads of a plain-text table ("Who the allowance is for Rate (weekly)" above
         "Eldest or only child £25.60"), which precede its rows without punctuation."""
         heading = " ".join(line.section["heading_path"][-1:])
-        index = self.lines.index(line)
+        index = line.index
         while index > 0 and self.lines[index - 1].section is line.section:
             above = self.lines[index - 1].text
             if above.rstrip().endswith((".", ":", "!", "?")):
@@ -233,7 +235,7 @@ class _Extractor:
         """What introduces the table a row belongs to: the sentence before it that says so
         and, when the table opens its own section (a plain-text table whose heading line
         holds the column heads), the heading above that section as its caption."""
-        first = self.lines.index(body[index])
+        first = body[index].index
         while first > 0 and self.lines[first - 1].kind in ("row", "bare_row"):
             first -= 1
         found: list[str] = []
@@ -278,17 +280,12 @@ class _Extractor:
             last += 1
         return uniform_columns(body[first : last + 1]), index == first
 
-    def _row(self, line: Line, intro: str = "", table=({}, True)) -> None:
+    def _row(self, line: Line, intro: str, table: tuple[dict[str, bool], bool]) -> None:
         uniform, first_row = table
         cells = row_cells(line)
-        labels = [
-            f"{header}: {value}" if header else value
-            for header, value in cells
-            if not find_amounts(value)
-        ]
-        every = " and ".join(
-            header.lower() for header, value in cells if header and not find_amounts(value)
-        )
+        label_cells = [(header, value) for header, value in cells if not find_amounts(value)]
+        labels = [f"{header}: {value}" if header else value for header, value in label_cells]
+        every = " and ".join(header.lower() for header, _ in label_cells if header)
         row_validity = next(
             (v for _, value in cells if (v := row_label_validity(value, self.academic))), None
         )

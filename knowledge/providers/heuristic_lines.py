@@ -22,6 +22,7 @@ class Line:
     end: int
     text: str
     section: dict
+    index: int = -1  # its place among the page's lines, set once they are all read
 
     @cached_property
     def kind(self) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.textfacts import STOPWORDS
+from knowledge.textfacts import content_words
 
 # Title words that say what a page does rather than what it is about.
 _GENERIC = frozenset(
@@ -72,9 +72,9 @@ def page_subject(title: str) -> str:
     return head[:1].upper() + head[1:] if head else title
 
 
-def _significant(text: str) -> list[str]:
-    words = re.findall(r"[a-z]+", text.lower().replace("'", ""))
-    return [word for word in words if word not in STOPWORDS and word not in _GENERIC]
+def _significant(text: str) -> frozenset[str]:
+    words = content_words(text.replace("'", "").replace("’", ""))  # "Parents'" is "parents"
+    return frozenset(word for word in words if word not in _GENERIC and not word.isdigit())
 
 
 def names_subject(text: str, subject: str) -> bool:
