@@ -96,6 +96,21 @@ def period_in(text: str) -> str:
     return ""
 
 
+_PERIOD_PHRASES = {
+    "year": "a year", "month": "a month", "four_weeks": "every 4 weeks", "week": "a week",
+    "day": "a day", "hour": "an hour",
+}  # fmt: skip
+
+
+def with_period(text: str, printed: str, period: str) -> str:
+    """The text with the figure's period said after it ("Under 18: £7.55 an hour"), when the
+    text names no period of its own and the figure once."""
+    if period not in _PERIOD_PHRASES or text.count(printed) != 1 or period_in(text):
+        return text
+    at = text.index(printed) + len(printed)
+    return f"{text[:at]} {_PERIOD_PHRASES[period]}{text[at:]}"
+
+
 @dataclass(frozen=True)
 class Validity:
     valid_from: dt.date | None

@@ -23,7 +23,13 @@ from knowledge.providers.heuristic_dates import (
     row_label_validity,
     update_is_stale,
 )
-from knowledge.providers.heuristic_lines import ORDERED, Line, continues, uniform_columns
+from knowledge.providers.heuristic_lines import (
+    ORDERED,
+    Line,
+    column_heads,
+    continues,
+    uniform_columns,
+)
 from knowledge.providers.heuristic_lines import cells as row_cells
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import (
@@ -48,6 +54,7 @@ from knowledge.textfacts import (
     hint_validity,
     period_in,
     rate_period,
+    with_period,
 )
 
 _HOWTO = re.compile(
@@ -199,18 +206,9 @@ class _Extractor:
 
     def _heads_above(self, line: Line) -> str:
         """Where a figure's period may be named when its sentence does not: its heading, and
-        the column heads of a plain-text table ("Who the allowance is for Rate (weekly)" above
-        "Eldest or only child £25.60"), which precede its rows without punctuation."""
+        the column heads of a plain-text table above it."""
         heading = " ".join(line.section["heading_path"][-1:])
-        index = line.index
-        while index > 0 and self.lines[index - 1].section is line.section:
-            above = self.lines[index - 1].text
-            if above.rstrip().endswith((".", ":", "!", "?")):
-                break
-            if not find_amounts(above):
-                return f"{heading} {above}"
-            index -= 1
-        return heading
+        return f"{heading} {heads}" if (heads := column_heads(self.lines, line)) else heading
 
     def _sentences_before_lead_in(self, lead_in: Line) -> None:
         """A lead-in paragraph may state a fact before it leads in ("The full rate of new
@@ -337,6 +335,8 @@ class _Extractor:
             return
         quote_start, stated = self._stated(sentence, start, line)
         span = (quote_start, start + len(sentence))
+        if amounts and sentence == line.text and (heads := column_heads(self.lines, line)):
+            stated = f"{heads}: {stated}"  # a row says what its columns are ("Rate (weekly)")
         if amounts:
             for amount in amounts:
                 self._threshold(stated, amount, line, quote=self.text[span[0] : span[1]],
@@ -383,6 +383,7 @@ class _Extractor:
                 period_in(after) or period_in(before) or period_in(period_text)
                 or default_period or self.rates_per
             )  # fmt: skip
+        text = with_period(text, amount.printed, period)  # one from a column head or the page
         self._add(
             "threshold", (start, start + len(quote)), line, text=text, amount=amount,
             period=period or ("" if amount.unit == "percent" else "one_off" if "one-off" in text else ""),

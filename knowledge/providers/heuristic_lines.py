@@ -71,3 +71,18 @@ def uniform_columns(rows: list[Line]) -> dict[str, bool]:
         if head and len(figures) >= _UNIFORM_ROWS and len(set(figures)) == 1:
             uniform[head] = len(figures) == len(columns)
     return uniform
+
+
+def column_heads(lines: list[Line], line: Line) -> str:
+    """The column heads of the plain-text table a line is a row of ("Who the allowance is for
+    Rate (weekly)" above "Eldest or only child £25.60"): the line without punctuation or
+    figures that precedes its rows in its section; empty when the line is no such row."""
+    index = line.index
+    while index > 0 and lines[index - 1].section is line.section:
+        above = lines[index - 1].text
+        if above.rstrip().endswith((".", ":", "!", "?")):
+            return ""
+        if not find_amounts(above):
+            return above
+        index -= 1
+    return ""

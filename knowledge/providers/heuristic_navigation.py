@@ -16,13 +16,14 @@ import re
 # you're better off, ") and the reader as subject ("You can also ").
 _LEAD = (
     r"^(?:(?:if|when|before|after|once|to|for)\b[^,]{0,120},\s*)?"
-    r"(?:(?:you|they) (?:can|could|may|might|should|need to|will need to)(?: also| first| still)? )?"
+    r"(?:(?:you|they)(?:'ll|’ll)? (?:can|could|may|might|should|need to|will need to)?(?: also| first| still)?"
+    r"(?: be able to)? )?"
     r"(?:please |also |then )?"
 )
 # Verbs whose object is information to be found elsewhere.
 _LOOK_UP = re.compile(
     _LEAD + r"(?:find out|work out|check|see|read|watch|visit|go to|look at|learn|search|download|"
-    r"estimate|get (?:help|advice|support|more information|an estimate))\b",
+    r"estimate|sign in|log in|get (?:help|advice|support|more information|an estimate))\b",
     re.I,
 )
 # "To find out whether …, call …": the sentence exists to send the reader on.
@@ -45,7 +46,9 @@ _POINTER = re.compile(
     r"\b(?:find out more|for more (?:information|details|help)|more information (?:is|about)|"
     r"video relay service|relay uk|text relay|(?:there's|there is) a separate guide|"
     r"has (?:more )?(?:information|guidance|advice) "
-    r"(?:about|on))\b",
+    r"(?:about|on)|\b(?:may|might|could)(?: also)? be able to get other (?:financial )?"
+    r"(?:help|support)\b|\bfind other ways\b|^there (?:are|is) (?:different|separate|other) (?:[\w-]+ ){0,2}"
+    r"(?:rules|guidance|ways)\b(?! (?:are|is|apply)\b))\b",
     re.I,
 )
 # A sentence that only frames what follows it ("The following table shows what you may be
@@ -60,6 +63,8 @@ _BINDING = re.compile(
     r"\b(?:must|have to|has to|need to tell|by (?:\w+ing)\b(?! (?:a|the) \w* ?calculator))", re.I
 )
 
+_WHAT_IS_LOOKED_UP = re.compile(r"\b(?:how much|how many|how long|whether|what|which)\b", re.I)
+
 
 def is_navigation(sentence: str, *, has_amount: bool = False) -> bool:
     """True when the sentence points to a tool, another page or someone to ask rather than
@@ -69,7 +74,8 @@ def is_navigation(sentence: str, *, has_amount: bool = False) -> bool:
         return True
     if _POINTER.search(text) or _TOOL.search(text):
         return not re.search(r"\bmust\b", text, re.I)
-    if has_amount or _BINDING.search(text):
+    # "how much tax you have to pay" is what the reader looks up, not what binds them
+    if has_amount or _BINDING.search(_WHAT_IS_LOOKED_UP.split(text)[0]):
         return False
     if _LOOK_UP.match(text) or _LOOK_UP_PURPOSE.match(text):
         return True

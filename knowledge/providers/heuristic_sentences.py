@@ -55,12 +55,14 @@ _RULE = re.compile(
 )  # fmt: skip
 
 # A sentence whose subject is the sentence before it: it opens with a pronoun ("This means
-# …", "It will not …") or refers back to "this money", "these payments", or to "it".
+# …", "It will not …"), refers back to "this money", "these payments", or to "it", or offers
+# something "instead" of what came before.
 _ANAPHOR = re.compile(
     r"^(?:this|these|those|that|it|its|they|such)\b|"
     r"^if (?:you are|you're|you do|you have|you did|this happens)\s?,|^(?:after that|otherwise|if so|if not)\b|"
     r"\b(?:this|these|those) (?!(?:tax )?year|page|guide|section|week|month|time|way\b)[a-z]+|"
-    r"\bit\b(?! (?:is|was) (?:not )?(?:possible|illegal|important|likely)\b)",
+    r"\bit\b(?! (?:is|was) (?:not )?(?:possible|illegal|important|likely)\b)|"
+    r"\binstead\W*$",  # "instead" of what the sentence before offers
     re.I,
 )  # fmt: skip
 WORKED_EXAMPLE = re.compile(r"^(?:for example\b|examples?\b:?(?=\s+[A-Z£]|$))", re.I)
@@ -99,6 +101,9 @@ def is_eligibility(sentence: str) -> bool:
 # bare condition with no main clause ("If you pay 40% Income Tax", "If you're getting less
 # than £221.20 a week": sub-headings of plain-text pages): no fact on its own.
 _BARE_CONDITION = re.compile(r"^(?:if|when|unless)\b[^,;:]*$", re.I)
+# A sentence announcing a list as its object ("you must report the following changes."): cut
+# from the list, it says only that a list exists.
+_ANNOUNCES_LIST = re.compile(r"\b(?:the following|as follows)(?: [\w-]+){0,3}\W*$", re.I)
 
 
 def is_fragment(sentence: str, *, has_amount: bool = False) -> bool:
@@ -106,7 +111,7 @@ def is_fragment(sentence: str, *, has_amount: bool = False) -> bool:
     with a figure states that figure: "The full rate is £221.20 a week. It depends on:"), or a
     condition without the clause it conditions."""
     text = sentence.strip()
-    if text.endswith(":"):
+    if text.endswith(":") or _ANNOUNCES_LIST.search(text):
         return not has_amount
     return bool(_BARE_CONDITION.match(text)) and not text.endswith((".", "!", "?"))
 

@@ -16,6 +16,7 @@ from knowledge.providers import ConceptInfo, PageInput
 from knowledge.providers.heuristic import HeuristicProvider
 from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.providers.heuristic_navigation import is_navigation
+from knowledge.providers.heuristic_sentences import is_fragment
 
 PAGES = Path(settings.BASE_DIR).parent / "shared" / "corpus" / "govuk" / "pages"
 
@@ -67,6 +68,56 @@ def test_a_signpost_is_told_from_a_rule_by_what_it_does():
     assert is_navigation("The following table shows what you may be able to claim:")
     assert is_navigation("You can download the form from the student finance form finder.")
     assert not is_navigation("You must download and complete the form before 1 May.")
+
+
+def test_signposts_to_sign_in_estimate_or_other_rules_are_not_units():
+    pip = [unit.text for unit in corpus_units("pip.json")]
+    assert pip and not [text for text in pip if "sign in to your PIP account" in text]
+    savings = "apply-tax-free-interest-on-savings--how-much-tax-you-pay--2021-22-or-later.json"
+    texts = [unit.text for unit in corpus_units(savings)]
+    assert texts and not [text for text in texts if "get an estimate of how much tax" in text]
+    assert is_navigation("There are different eligibility rules if you're nearing the end of life.")
+    assert not is_navigation("There are different rules for employers.  You must pay 13.8%.")
+    # what the reader would look up may itself bind ("how much you have to pay"): a signpost
+    assert is_navigation("You may be able to get an estimate of how much tax you have to pay.")
+    assert not is_navigation("You must sign in to your account to report changes.")
+    # help that is only said to exist somewhere else
+    assert is_navigation("You may be able to get other help with housing costs.")
+    assert is_navigation("You may not get the full amount, so you may have to find other ways.")
+    assert not is_navigation("You can get other help if you're a carer: £81.90 a week.")
+
+
+def test_a_sentence_announcing_a_list_it_lost_is_not_a_unit():
+    texts = [unit.text for unit in corpus_units("jobseekers-allowance.json")]
+    assert texts and not [text for text in texts if text.endswith("the following changes.")]
+    # its list's lead-in, with the list, is one unit
+    assert is_fragment("If you get income-based JSA, you must report the following changes.")
+    assert not is_fragment("The following rules apply to all claims.")
+
+
+def test_a_sentence_offering_something_instead_keeps_what_it_replaces():
+    units = corpus_units("sure-start-maternity-grant.json")
+    [unit] = [u for u in units if "Pregnancy and Baby Payment instead" in u.text]
+    assert unit.text.startswith("If you live in Scotland you cannot get a Sure Start")
+    assert unit.evidence_quote.startswith("If you live in Scotland")
+
+
+def test_a_row_of_a_plain_text_table_names_its_column_heads():
+    units = corpus_units("child-benefit--what-youll-get--2024-25.json")
+    [row] = [u for u in units if u.evidence_quote == "Eldest or only child £25.60"]
+    assert "Who the allowance is for Rate (weekly): Eldest or only child £25.60" in row.text
+    assert row.value_period == "week"
+
+
+def test_a_figure_whose_period_comes_from_its_page_says_it_in_its_text():
+    units = corpus_units("national-minimum-wage-rates.json")
+    rows = [u for u in units if u.evidence_quote.startswith("April 2025;") and u.value_amount]
+    under_18 = [u for u in rows if "Under 18: £7.55" in u.text]
+    assert under_18 and all("Under 18: £7.55 an hour" in u.text for u in under_18)
+    assert {u.value_period for u in rows} == {"hour"}
+    # a period the text already names is not said twice
+    pip = [u for u in corpus_units("pip.json") if "lower weekly rate is £28.70" in u.text]
+    assert pip and not [u for u in pip if "£28.70 a week" in u.text]
 
 
 def test_a_threshold_under_both_of_the_following_holds_both_conditions():
