@@ -2,11 +2,18 @@
 the concept they moved it to, or the one their note names), and the cross-validation keeps
 each page's units on one side of a fold."""
 
+import io
+
 import numpy as np
 import pytest
+from django.core.management import CommandError, call_command
 
 from curation.services.audit_sample import audit_unit_move, judgement_record, sample_draw
-from curation.services.binding_eval import binding_cross_validation, binding_labels
+from curation.services.binding_eval import (
+    binding_cross_validation,
+    binding_labels,
+    margin_cross_validation,
+)
 from knowledge.models import ExtractionRun
 from knowledge.providers.heuristic import BindingWeights
 from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory, UnitFactory
@@ -92,3 +99,41 @@ def test_cross_validation_scores_the_current_weights_and_each_fold(judged):
     assert report.current_hits == 2
     assert [size for _, _, size in report.folds] == [1, 1, 1]
     assert report.cross_validated_hits == 2
+
+
+def test_the_margin_is_chosen_per_fold_as_the_smallest_reaching_the_precision(judged):
+    sample, _ = judged
+    labelled = binding_labels(sample_id=sample.pk)
+    report = margin_cross_validation(
+        labelled, [0.0, 0.5, 2.0], embedder=WordEmbedder(), target=0.9, folds=3
+    )
+    # every unit leads by a wide margin, the moved one (labelled junior) to the wrong concept
+    assert [(row.margin, row.kept, row.right) for row in report.rows] == [
+        (0.0, 3, 2),
+        (0.5, 3, 2),
+        (2.0, 0, 0),
+    ]
+    # a fold that trains on the wrong unit needs the widest margin to reach 90% and binds
+    # nothing; the fold holding it out trains on the two right ones, takes the smallest
+    # margin and binds its wrong unit: the held-out figure does not flatter
+    assert sorted((margin, kept, right) for margin, kept, right, _ in report.folds) == [
+        (0.0, 1, 0),
+        (2.0, 0, 0),
+        (2.0, 0, 0),
+    ]
+    assert report.cross_validated == (3, 1, 0)
+
+
+def test_the_command_prints_the_margin_table_and_refuses_a_target_outside_0_to_1(
+    judged, monkeypatch
+):
+    sample, _ = judged
+    monkeypatch.setattr("knowledge.embeddings.get_embedder", WordEmbedder)
+    out = io.StringIO()
+    call_command("eval_binding", sample=sample.pk, folds=3, stdout=out)
+    printed = out.getvalue()
+    assert "margin 0.005: 3 bound, 2 right (67%)" in printed
+    # no margin of the table reaches 90% on these wide leads: the widest is taken
+    assert "Cross-validated: 2/3 bound units right (67%), 0 of 3 to triage" in printed
+    with pytest.raises(CommandError, match="--target"):
+        call_command("eval_binding", sample=sample.pk, target=1.5)

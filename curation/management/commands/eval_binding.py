@@ -4,9 +4,12 @@ from curation.models import AuditSample
 from curation.services.binding_eval import (
     binding_cross_validation,
     binding_labels,
+    margin_cross_validation,
     weights_grid,
 )
 from knowledge import embeddings
+
+MARGINS = [0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05]
 
 
 class Command(BaseCommand):
@@ -19,20 +22,25 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--sample", type=int, metavar="ID", help="only this audit sample")
         parser.add_argument("--folds", type=int, default=5, help="folds of pages (default 5)")
+        parser.add_argument(
+            "--target", type=float, default=0.9,
+            help="precision the binding margin is chosen to reach (default 0.9)",
+        )  # fmt: skip
 
-    def handle(self, *args, sample=None, folds=5, **options):
+    def handle(self, *args, sample=None, folds=5, target=0.9, **options):
         if sample is not None and not AuditSample.objects.filter(pk=sample).exists():
             raise CommandError(f"No audit sample {sample}.")
         if folds < 2:
             raise CommandError("--folds: at least 2")
+        if not 0 < target <= 1:
+            raise CommandError("--target: a precision above 0 and at most 1")
         labelled = binding_labels(sample_id=sample)
         if len({item.page.url for item in labelled}) < folds:
             raise CommandError(
                 f"{len(labelled)} labelled unit(s) on fewer pages than {folds} folds: judge more"
             )
-        report = binding_cross_validation(
-            labelled, weights_grid(), embedder=embeddings.get_embedder(), folds=folds
-        )
+        embedder = embeddings.get_embedder()
+        report = binding_cross_validation(labelled, weights_grid(), embedder=embedder, folds=folds)
         n = report.labelled
         self.stdout.write(f"Labelled units: {n} on {report.pages} pages")
         self.stdout.write(f"Current weights: {report.current_hits}/{n} bound to the right concept")
@@ -42,3 +50,28 @@ class Command(BaseCommand):
         self.stdout.write("Best in sample (optimistic, for reading only):")
         for weights, hits in report.best_in_sample:
             self.stdout.write(f"  {weights}: {hits}/{n}")
+        self._margins(
+            margin_cross_validation(
+                labelled, MARGINS, embedder=embedder, target=target, folds=folds
+            )
+        )
+
+    def _margins(self, report) -> None:
+        self.stdout.write(
+            f"Binding margin (current weights; units below it would go to triage), "
+            f"chosen per fold as the smallest reaching {report.target:.0%} precision:"
+        )
+        for row in report.rows:
+            share = row.right / row.kept if row.kept else 0.0
+            self.stdout.write(
+                f"  margin {row.margin:.3f}: {row.kept} bound, {row.right} right ({share:.0%})"
+            )
+        for margin, kept, right, size in report.folds:
+            self.stdout.write(f"  fold: chose {margin:.3f}: {right}/{kept} right, {size - kept} "
+                              f"of {size} to triage")  # fmt: skip
+        size, kept, right = report.cross_validated
+        share = right / kept if kept else 0.0
+        self.stdout.write(
+            f"Cross-validated: {right}/{kept} bound units right ({share:.0%}), "
+            f"{size - kept} of {size} to triage"
+        )
