@@ -306,3 +306,21 @@ def rate_period(after: str) -> str:
         return ""
     word = (match["unit"] or match["adverb"]).lower()
     return _RATE_UNITS.get(word, "year")
+
+
+_AGE_UNDER = re.compile(r"\bunder[- ](\d{2})s?\b", re.I)
+_AGE_OVER = re.compile(r"\b(\d{2}) (?:or|and) (?:over|older|above)\b", re.I)
+_AGE_RANGE = re.compile(r"(?<![£\d.,])\b(\d{2}) to (\d{2})\b(?! (?:hours|weeks|days|months|years))")
+
+
+def age_band(text: str) -> tuple[int, int] | None:
+    """The one age band a text names ("under 25" → (0, 24), "25 or over" → (25, 120), "18 to
+    20" → (18, 20)); None when it names none or several."""
+    bands = {(0, int(m.group(1)) - 1) for m in _AGE_UNDER.finditer(text)}
+    bands |= {(int(m.group(1)), 120) for m in _AGE_OVER.finditer(text)}
+    bands |= {
+        (int(m.group(1)), int(m.group(2)))
+        for m in _AGE_RANGE.finditer(text)
+        if int(m.group(1)) < int(m.group(2))
+    }
+    return bands.pop() if len(bands) == 1 else None

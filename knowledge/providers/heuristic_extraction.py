@@ -68,6 +68,9 @@ _SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)", re.S)
 # alone would drop the others. "Either", "any of", "one of" lists are alternatives instead.
 _CONDITIONS = re.compile(r"\b(if|as long as|provided|unless|only when|both|all of|all the)\b", re.I)
 _ALTERNATIVES = re.compile(r"\b(either|any of|one of|one or more)\b", re.I)
+# A lead-in that picks one of its items ("increases by whichever is the highest:"): an item
+# alone would read as the rule ("increases by 2.5%").
+_SELECTS = re.compile(r"\b(whichever|the (?:higher|highest|lower|lowest|greater|lesser) of)\b", re.I)
 _MAX_JOINED_ITEMS = 8
 # A sentence introducing a table ("The table shows …", "The rates are:").
 _TABLE_INTRO = re.compile(r"\b(table|following|below)\b|:$", re.I)
@@ -186,10 +189,9 @@ class _Extractor:
         text = lead_in.text + " " + "; ".join(item.text[2:] for item in items)
         kind = "eligibility" if is_eligibility(lead_in.text) else "rule"
         joined = (
-            _CONDITIONS.search(lead_in.text)
-            and not _ALTERNATIVES.search(lead_in.text)
-            and len(items) <= _MAX_JOINED_ITEMS
-        )
+            _SELECTS.search(lead_in.text)
+            or (_CONDITIONS.search(lead_in.text) and not _ALTERNATIVES.search(lead_in.text))
+        ) and len(items) <= _MAX_JOINED_ITEMS
         subject = self._subject(lead_in)
         if find_amounts(text):
             for item in items:
@@ -201,6 +203,8 @@ class _Extractor:
                     else:
                         self._threshold(f"{subject}{lead_in.text} {item.text[2:]}", amount, item,
                                         quote=item.text)  # fmt: skip
+        if all(find_amounts(item.text) for item in items):
+            return  # every item is a figure's unit already: the list adds nothing to them
         if kind == "eligibility" or is_rule(lead_in.text):
             self._add(kind, span, lead_in, text=text)
 

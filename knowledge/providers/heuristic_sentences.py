@@ -18,7 +18,7 @@ _DEFINITION = re.compile(
 _CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
 # "If you're eligible (for X)," / "if you qualify": a presupposed condition, not a criterion.
 _PRESUPPOSED = re.compile(
-    r"\b(?:if|once|when) (?:you(?:'re|’re| are)|they(?:'re| are)) (?:eligible|entitled)"
+    r"\b(?:if|once|when|as long as) (?:you(?:'re|’re| are)|they(?:'re| are))(?: still)? (?:eligible|entitled)"
     r"(?: (?:for|to) [^,.]{0,80}?)?(?=[,.]|$)|\bif (?:you|they) qualify\b|\bif eligible\b|"
     r"\bhelps? (?:you |them )?(?:to )?qualify\b",
     re.I,

@@ -128,6 +128,28 @@ def test_a_threshold_under_both_of_the_following_holds_both_conditions():
     assert "16 hours" in unit.evidence_quote and "£183.50" in unit.evidence_quote
 
 
+def test_a_figure_in_a_list_that_picks_one_item_is_stated_with_every_item():
+    units = corpus_units("new-state-pension--what-youll-get--2024-25.json")
+    [unit] = [u for u in units if u.value_amount is not None and str(u.value_amount) == "2.5"]
+    assert "by whichever is the highest:" in unit.text
+    assert "earnings" in unit.text and "prices" in unit.text  # not "increases by 2.5%" alone
+    assert unit.evidence_quote.startswith("The new State Pension increases each year")
+
+
+def test_a_list_of_figures_is_its_figures_units_not_also_a_rule():
+    units = corpus_units("universal-credit.json")
+    caps = [u for u in units if u.evidence_quote.startswith("- £1,014.63")]
+    assert caps and all(u.unit_type == "threshold" for u in caps)
+    assert all("The most you can get each month is:" in u.text for u in caps)
+    assert not [u for u in units if "The most you can get each month is:" in u.evidence_quote]
+
+
+def test_a_sentence_presupposing_eligibility_is_a_rule_not_eligibility():
+    units = corpus_units("jobseekers-allowance.json")
+    [unit] = [u for u in units if u.evidence_quote.startswith("As long as you're still eligible")]
+    assert unit.unit_type == "rule"
+
+
 def test_a_short_lead_in_is_stated_with_its_heading():
     units = corpus_units("capital-gains-tax--rates--2024-25.json")
     texts = [

@@ -11,7 +11,13 @@ from knowledge.parsing import parse_document
 from knowledge.providers import ConceptInfo, PageContext, PageInput
 from knowledge.providers.heuristic import HeuristicProvider
 from knowledge.providers.heuristic_extraction import extract_proposals
-from knowledge.textfacts import find_amounts, find_validities, header_validity, hint_validity
+from knowledge.textfacts import (
+    age_band,
+    find_amounts,
+    find_validities,
+    header_validity,
+    hint_validity,
+)
 
 
 def page_from_html(html: str, *, title="Test page", period_hint="", updated=None) -> PageInput:
@@ -217,6 +223,50 @@ def test_binding_only_considers_the_page_categories():
     )
     assert unit.concept_id == "isa.annual_allowance"
     assert [c for c, _ in unit.candidates] == ["isa.annual_allowance"]
+
+
+class AgeBlindEmbedder:
+    """One vector for every text: the embedding cannot tell 'under 25' from '25 or over'."""
+
+    def embed(self, texts):
+        return np.ones((len(texts), 8), dtype=np.float32) / np.sqrt(8)
+
+
+@pytest.mark.parametrize(
+    ("text", "band"),
+    [
+        ("Universal Credit standard allowance, single under 25", (0, 24)),
+        ("If you're single and 25 or over; Monthly standard allowance: £393.45", (25, 120)),
+        ("National Minimum Wage rate for under-18s", (0, 17)),
+        ("National Minimum Wage rate for ages 18 to 20", (18, 20)),
+        ("Higher rate £50,271 to £125,140 40%", None),  # money, not ages
+        ("You can work 16 to 24 hours a week", None),
+        ("Under-21s and apprentices under 25", None),  # two bands: no one band
+    ],
+)
+def test_age_band_reads_the_one_band_a_text_names(text, band):
+    assert age_band(text) == band
+
+
+def test_an_age_band_the_unit_names_decides_between_concepts_the_embedding_cannot_tell_apart():
+    embedder = AgeBlindEmbedder()
+    concepts = [
+        concept("uc.single_young", "Standard allowance, single under 25", embedder, "uc"),
+        concept("uc.single_old", "Standard allowance, single 25 or over", embedder, "uc"),
+    ]
+    page = page_from_html(
+        "<table><thead><tr><th>Your circumstances</th><th>Monthly standard allowance</th></tr>"
+        "</thead><tbody><tr><td>Single, aged 18 to 24</td><td>£316.98</td></tr>"
+        "<tr><td>Single, aged 25 or older</td><td>£400.14</td></tr></tbody></table>",
+        title="Universal Credit",
+    )
+    context = PageContext(domain="UC", audience="y", period=None, category="uc",
+                          related_categories=[])  # fmt: skip
+    bound, _ = HeuristicProvider(embedder=embedder).extract_units(
+        page=page, context=context, concepts=concepts
+    )
+    by_amount = {unit.value_amount: unit.concept_id for unit in bound}
+    assert by_amount == {Decimal("316.98"): "uc.single_young", Decimal("400.14"): "uc.single_old"}
 
 
 @pytest.mark.parametrize("hint", ["undated", "pre-2024-25", "2018-or-later", ""])
