@@ -70,7 +70,9 @@ _CONDITIONS = re.compile(r"\b(if|as long as|provided|unless|only when|both|all o
 _ALTERNATIVES = re.compile(r"\b(either|any of|one of|one or more)\b", re.I)
 # A lead-in that picks one of its items ("increases by whichever is the highest:"): an item
 # alone would read as the rule ("increases by 2.5%").
-_SELECTS = re.compile(r"\b(whichever|the (?:higher|highest|lower|lowest|greater|lesser) of)\b", re.I)
+_SELECTS = re.compile(
+    r"\b(whichever|the (?:higher|highest|lower|lowest|greater|lesser) of)\b", re.I
+)
 _MAX_JOINED_ITEMS = 8
 # A sentence introducing a table ("The table shows …", "The rates are:").
 _TABLE_INTRO = re.compile(r"\b(table|following|below)\b|:$", re.I)
