@@ -9,13 +9,95 @@ import re
 from collections import defaultdict
 
 from knowledge.providers.types import PageInput
+from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
+    ACADEMIC_YEAR_START_MONTH,
+    Amount,
     Validity,
+    academic_year_bounds,
     find_validities,
     header_validity,
+    hint_validity,
     period_in,
     single_day,
 )
+
+# A page that counts its figures in tax years: its undated figures are that year's.
+_YEARLY = re.compile(r"\btax years?\b", re.I)
+Dates = tuple[dt.date | None, dt.date | None]
+
+
+class PageDates:
+    """Which period a unit of one page holds for, and on what basis: a figure takes the
+    period stated nearest it, then its section's, the page's own, the page file's, and only
+    then the tax year the page was last updated in; a rule takes a period only when its
+    sentence opens with one ("From 6 April 2025, …")."""
+
+    def __init__(self, page: PageInput):
+        self.page = page
+        self.academic = counts_academic_years(page)
+        self.page_period = page_validity(page)
+        self.hint_period = hint_validity(page.period_hint, academic=self.academic)
+        self.yearly_page = bool(_YEARLY.search(page.text))
+
+    def validity(self, section: dict, line_start: int, quote: str, validity: Validity | None,
+                 amount: Amount | None, *, period: str = "") -> tuple[Dates, str]:  # fmt: skip
+        """ "you can backdate to any tax year since 5 April 2015" is a rule about dates, not a
+        rule that started then; a figure in a table takes its header's or row's period."""
+        if validity is not None:
+            return (validity.valid_from, validity.valid_to), "table header or row"
+        own = find_validities(quote, academic=self.academic)
+        if amount is not None:
+            stated = nearest_validity(own, quote.find(amount.printed), len(amount.printed))
+        else:
+            stated = next((v for v in own if opens_sentence(quote, v)), None)
+        if stated is not None:
+            return (stated.valid_from, stated.valid_to), "stated in the quote"
+        in_section = self._section_validity(section, line_start, figures=amount is not None)
+        if in_section is not None:
+            return (in_section.valid_from, in_section.valid_to), "stated in its section"
+        if amount is None:
+            # A rule with no period of its own holds until something supersedes it; the
+            # page's period dates its figures, not its rules.
+            return (None, None), ""
+        return self._page_dates(period)
+
+    def _page_dates(self, period: str) -> tuple[Dates, str]:
+        if self.page_period is not None:
+            return (self.page_period.valid_from, self.page_period.valid_to), "stated on the page"
+        if self.hint_period is not None:
+            return (self.hint_period.valid_from, self.hint_period.valid_to), "page file's period"
+        if not (period or self.yearly_page or self.academic):
+            # a limit with no period on a page that counts no years ("owe less than £5,000",
+            # "a £50 penalty") stands until changed, whenever the page was updated
+            return (None, None), "period not stated on the page"
+        if self.page.public_updated_at is not None and not update_is_stale(self.page):
+            # In force when the page was last updated; when it ends is unknown until a newer
+            # version supersedes it, so the end stays open.
+            updated = self.page.public_updated_at.date()
+            if self.academic:
+                start = updated.year - (updated.month < ACADEMIC_YEAR_START_MONTH)
+                return (academic_year_bounds(start)[0], None), (
+                    "academic year of the page's last update"
+                )
+            first, _ = tax_year_bounds(tax_year_start_year(updated))
+            return (first, None), "tax year of the page's last update"
+        return (None, None), "period not stated on the page"
+
+    def _section_validity(self, section: dict, line_start: int, *, figures: bool):
+        """The period its headings state; for figures also one stated earlier in the section
+        ("The rates for 2024 to 2025 are:"). A rule does not take a date from a sentence
+        before it: that sentence's date is about something else."""
+        found = find_validities(" ".join(section["heading_path"]), academic=self.academic)
+        if found:
+            return found[0]
+        if not figures:
+            return None
+        before = self.page.text[section["start"] : line_start]
+        found = [
+            v for v in find_validities(before, academic=self.academic) if v.valid_from or v.valid_to
+        ]
+        return found[-1] if found else None
 
 
 def counts_academic_years(page: PageInput) -> bool:

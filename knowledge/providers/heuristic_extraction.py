@@ -15,13 +15,9 @@ import re
 from collections import defaultdict
 
 from knowledge.providers.heuristic_dates import (
-    counts_academic_years,
-    nearest_validity,
-    opens_sentence,
-    page_validity,
+    PageDates,
     rates_period,
     row_label_validity,
-    update_is_stale,
 )
 from knowledge.providers.heuristic_lines import (
     ORDERED,
@@ -42,16 +38,10 @@ from knowledge.providers.heuristic_sentences import (
 )
 from knowledge.providers.heuristic_subjects import page_subject, with_subject
 from knowledge.providers.types import PageInput, UnitProposal
-from knowledge.temporal import tax_year_bounds, tax_year_start_year
 from knowledge.textfacts import (
-    ACADEMIC_YEAR_START_MONTH,
     Amount,
-    Validity,
-    academic_year_bounds,
     find_amounts,
-    find_validities,
     header_validity,
-    hint_validity,
     period_in,
     rate_period,
     with_period,
@@ -62,6 +52,7 @@ _HOWTO = re.compile(
     r"how it('s| is) paid|appeal|pay)", re.I,
 )  # fmt: skip
 _EXAMPLE_HEADING = re.compile(r"^examples?\b", re.I)
+_OPENING_HOURS = re.compile(r"\bopening (?:times|hours)\b", re.I)
 # A sentence ends at . ! or ? followed by a space: '£27.50' and 'e.g.' stay whole.
 _SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)", re.S)
 # A list lead-in whose items are conditions that hold together: a unit taken from one item
@@ -89,11 +80,10 @@ class _Extractor:
         self.text = page.text
         self.lines = self._lines()
         self.proposals: list[UnitProposal] = []
-        self.academic = counts_academic_years(page)
+        self.dates = PageDates(page)
+        self.academic = self.dates.academic
         self.subject = page_subject(page.title)
         self.rates_per = rates_period(page.text)
-        self.page_period = page_validity(page)
-        self.hint_period = hint_validity(page.period_hint, academic=self.academic)
         self.seen: set[tuple] = set()
         self.previous: list[int] = []  # where the last paragraph sentences read start
 
@@ -265,8 +255,11 @@ class _Extractor:
 
     def _label_row(self, line: Line) -> None:
         """A table row without figures ("Category letter: H; Employee group: Apprentices under
-        25"): stated with its section, typed by what its text does."""
+        25"): stated with its section, typed by what its text does. A helpline's opening
+        hours are how to reach it, not a rule."""
         heading = " > ".join(line.section["heading_path"][-2:])
+        if _OPENING_HOURS.search(f"{heading} {line.text}"):
+            return
         text = f"{heading}: {line.text}" if heading else line.text
         cells = [cell.split(": ", 1)[-1] for cell in line.text.split("; ")]
         validity = next((v for cell in cells if (v := row_label_validity(cell))), None)
@@ -409,7 +402,8 @@ class _Extractor:
         if key in self.seen or not quote.strip():
             return
         self.seen.add(key)
-        dates, basis = self._validity(line, quote, validity, amount if is_figure else None)
+        dates, basis = self.dates.validity(line.section, line.start, quote, validity,
+                                           amount if is_figure else None, period=period)  # fmt: skip
         self.proposals.append(
             UnitProposal(
                 unit_type=unit_type,
@@ -432,61 +426,6 @@ class _Extractor:
             if self.proposals[index].unit_type != "example":
                 return index
         return None
-
-    def _validity(self, line: Line, quote: str, validity, amount: Amount | None):
-        """A figure takes the period stated nearest it; a rule takes a period only when its
-        sentence opens with it ("From 6 April 2025, …"): "you can backdate to any tax year
-        since 5 April 2015" is a rule about dates, not a rule that started then."""
-        if validity is not None:
-            return (validity.valid_from, validity.valid_to), "table header or row"
-        own = find_validities(quote, academic=self.academic)
-        if amount is not None:
-            stated = nearest_validity(own, quote.find(amount.printed), len(amount.printed))
-        else:
-            stated = next((v for v in own if opens_sentence(quote, v)), None)
-        if stated is not None:
-            return (stated.valid_from, stated.valid_to), "stated in the quote"
-        section = self._section_validity(line, figures=amount is not None)
-        if section is not None:
-            return (section.valid_from, section.valid_to), "stated in its section"
-        if amount is None:
-            # A rule with no period of its own holds until something supersedes it; the
-            # page's period dates its figures, not its rules.
-            return (None, None), ""
-        if self.page_period is not None:
-            return (self.page_period.valid_from, self.page_period.valid_to), "stated on the page"
-        if self.hint_period is not None:
-            return (self.hint_period.valid_from, self.hint_period.valid_to), "page file's period"
-        if self.page.public_updated_at is not None and not update_is_stale(self.page):
-            # In force when the page was last updated; when it ends is unknown until a newer
-            # version supersedes it, so the end stays open.
-            updated = self.page.public_updated_at.date()
-            if self.academic:
-                start = updated.year - (updated.month < ACADEMIC_YEAR_START_MONTH)
-                return (
-                    academic_year_bounds(start)[0],
-                    None,
-                ), "academic year of the page's last update"
-            first, _ = tax_year_bounds(tax_year_start_year(updated))
-            return (first, None), "tax year of the page's last update"
-        return (None, None), "period not stated on the page"
-
-    def _section_validity(self, line: Line, *, figures: bool) -> Validity | None:
-        """The period its headings state; for figures also one stated earlier in the section
-        ("The rates for 2024 to 2025 are:"). A rule does not take a date from a sentence
-        before it: that sentence's date is about something else."""
-        section = line.section
-        path = " ".join(section["heading_path"])
-        found = find_validities(path, academic=self.academic)
-        if found:
-            return found[0]
-        if not figures:
-            return None
-        before = self.text[section["start"] : line.start]
-        found = [
-            v for v in find_validities(before, academic=self.academic) if v.valid_from or v.valid_to
-        ]
-        return found[-1] if found else None
 
 
 def _distinct(amounts: list[Amount]) -> list[Amount]:

@@ -66,10 +66,17 @@ _BINDING = re.compile(
 _WHAT_IS_LOOKED_UP = re.compile(r"\b(?:how much|how many|how long|whether|what|which)\b", re.I)
 
 
+# A postal address's last line ("BX5 5BD You do not need to include a street name …"): where
+# to write, not what applies.
+_POSTCODE_FIRST = re.compile(r"^[A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2}\b")
+
+
 def is_navigation(sentence: str, *, has_amount: bool = False) -> bool:
     """True when the sentence points to a tool, another page or someone to ask rather than
     stating a rule."""
     text = sentence.strip()
+    if _POSTCODE_FIRST.match(text):
+        return True
     if _FRAME.match(text) and not has_amount:
         return True
     if _POINTER.search(text) or _TOOL.search(text):

@@ -87,6 +87,13 @@ def test_signposts_to_sign_in_estimate_or_other_rules_are_not_units():
     assert not is_navigation("You can get other help if you're a carer: £81.90 a week.")
 
 
+def test_helpline_opening_hours_and_postcodes_are_contact_details_not_units():
+    esa = corpus_units("employment-support-allowance.json")
+    assert esa and not [u for u in esa if "Opening times" in u.text]
+    assert is_navigation("BX5 5BD You do not need to include a street name with this address.")
+    assert not is_navigation("Send the form to HMRC by 31 January.")
+
+
 def test_a_sentence_announcing_a_list_it_lost_is_not_a_unit():
     texts = [unit.text for unit in corpus_units("jobseekers-allowance.json")]
     assert texts and not [text for text in texts if text.endswith("the following changes.")]

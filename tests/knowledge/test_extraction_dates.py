@@ -58,9 +58,9 @@ def test_a_figure_with_its_period_before_it_keeps_it():
 
 
 def test_a_row_for_one_day_holds_for_that_day():
-    units = corpus_units("employment-support-allowance.json")
-    rows = [u for u in units if "Wednesday 25 December 2024" in u.evidence_quote]
-    assert rows and {(u.valid_from, u.valid_to) for u in rows} == {("2024-12-25", "2024-12-25")}
+    units = corpus_units("child-benefit-payment-dates.json")
+    rows = [u for u in units if u.evidence_quote.startswith("Due date: 5 May 2025")]
+    assert rows and {(u.valid_from, u.valid_to) for u in rows} == {("2025-05-05", "2025-05-05")}
 
 
 def test_a_plain_text_table_row_takes_its_period_from_the_column_heads_above():
@@ -91,3 +91,12 @@ def test_a_tax_year_onwards_has_no_end():
     assert (onwards.valid_from, onwards.valid_to) == (dt.date(2024, 4, 6), None)
     [closed] = find_validities("In the 2024 to 2025 tax year you can save £20,000")
     assert closed.valid_to == dt.date(2025, 4, 5)
+
+
+def test_a_limit_with_no_period_on_a_page_that_counts_no_years_stays_open():
+    units = corpus_units("options-for-dealing-with-your-debts.json")
+    limits = [u for u in units if u.value_amount is not None and "less than £5,000" in u.text]
+    assert limits and {(u.valid_from, u.valid_to) for u in limits} == {(None, None)}
+    # a yearly figure on a page counting tax years still takes the year it was updated in
+    hicbc = [u for u in corpus_units("child-benefit-tax-charge.json") if u.value_amount]
+    assert any(u.valid_from for u in hicbc)
