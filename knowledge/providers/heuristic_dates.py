@@ -22,8 +22,9 @@ from knowledge.textfacts import (
     single_day,
 )
 
-# A page that counts its figures in tax years: its undated figures are that year's.
-_YEARLY = re.compile(r"\btax years?\b", re.I)
+# A page that counts in tax years, or gives weekly or monthly rates (uprated each year): its
+# undated figures are the year's it was updated in. Elsewhere a figure is a standing limit.
+_YEARLY = re.compile(r"\btax years?\b|\b(?:weekly|monthly) (?:rates?|amounts?|allowances?)\b", re.I)
 Dates = tuple[dt.date | None, dt.date | None]
 
 
@@ -68,8 +69,8 @@ class PageDates:
         if self.hint_period is not None:
             return (self.hint_period.valid_from, self.hint_period.valid_to), "page file's period"
         if not (period or self.yearly_page or self.academic):
-            # a limit with no period on a page that counts no years ("owe less than £5,000",
-            # "a £50 penalty") stands until changed, whenever the page was updated
+            # a limit with no period on a page that counts no years and pays no rates ("owe
+            # less than £5,000") stands until changed, whenever the page was updated
             return (None, None), "period not stated on the page"
         if self.page.public_updated_at is not None and not update_is_stale(self.page):
             # In force when the page was last updated; when it ends is unknown until a newer

@@ -97,6 +97,10 @@ def test_a_limit_with_no_period_on_a_page_that_counts_no_years_stays_open():
     units = corpus_units("options-for-dealing-with-your-debts.json")
     limits = [u for u in units if u.value_amount is not None and "less than £5,000" in u.text]
     assert limits and {(u.valid_from, u.valid_to) for u in limits} == {(None, None)}
-    # a yearly figure on a page counting tax years still takes the year it was updated in
+    # a yearly figure on a page counting tax years still takes the year it was updated in,
+    # and so does one on a page of monthly rates (uprated each April) that states no period
     hicbc = [u for u in corpus_units("child-benefit-tax-charge.json") if u.value_amount]
     assert any(u.valid_from for u in hicbc)
+    uc = corpus_units("universal-credit.json")
+    [disabled_child] = [u for u in uc if str(u.value_amount) == "487.58"]
+    assert disabled_child.valid_from is not None
