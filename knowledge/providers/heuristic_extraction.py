@@ -52,6 +52,7 @@ _HOWTO = re.compile(
     r"how it('s| is) paid|appeal|pay)", re.I,
 )  # fmt: skip
 _EXAMPLE_HEADING = re.compile(r"^examples?\b", re.I)
+_RANGE_END = re.compile(r"^\s*(?:to|and|-|–)\s*£[\d,]+(?:\.\d+)?")
 _OPENING_HOURS = re.compile(r"\bopening (?:times|hours)\b", re.I)
 # A sentence ends at . ! or ? followed by a space: '£27.50' and 'e.g.' stay whole.
 _SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)", re.S)
@@ -370,7 +371,10 @@ class _Extractor:
                    validity=None, period_text="", default_period="") -> None:  # fmt: skip
         start = quote_start if quote_start is not None else self.text.index(quote, line.start)
         after = (
-            text[text.find(amount.printed) + len(amount.printed) :][:40].split("£")[0]
+            # "between £27 and £184.03 per week": the range's period is said after its end
+            _RANGE_END.sub("", text[text.find(amount.printed) + len(amount.printed) :])[:40].split(
+                "£"
+            )[0]
             if amount.printed in text
             else ""
         )

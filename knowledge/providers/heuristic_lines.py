@@ -80,8 +80,8 @@ def column_heads(lines: list[Line], line: Line) -> str:
     index = line.index
     while index > 0 and lines[index - 1].section is line.section:
         above = lines[index - 1].text
-        if above.rstrip().endswith((".", ":", "!", "?")):
-            return ""
+        if lines[index - 1].kind == "heading" or above.rstrip().endswith((".", ":", "!", "?")):
+            return ""  # a heading is the section's, not a table's column heads
         if not find_amounts(above):
             return above
         index -= 1

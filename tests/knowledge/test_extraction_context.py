@@ -127,6 +127,15 @@ def test_a_figure_whose_period_comes_from_its_page_says_it_in_its_text():
     assert pip and not [u for u in pip if "£28.70 a week" in u.text]
 
 
+def test_a_range_gives_its_period_to_both_ends_and_a_heading_is_no_column_head():
+    units = corpus_units("maternity-allowance.json")
+    [low] = [u for u in units if u.value_amount is not None and "between £27 and" in u.text
+             and str(u.value_amount) == "27"]  # fmt: skip
+    assert low.value_period == "week"
+    unpaid = [u for u in units if "unpaid work for your spouse" in u.evidence_quote]
+    assert unpaid and all(u.text.count("If you do unpaid work") <= 1 for u in unpaid)
+
+
 def test_a_threshold_under_both_of_the_following_holds_both_conditions():
     units = corpus_units("employment-support-allowance.json")
     [unit] = [u for u in units if u.unit_type == "threshold" and str(u.value_amount) == "183.50"]
