@@ -237,7 +237,9 @@ class _Extractor:
         for line in reversed(self.lines[max(0, first - 4) : first]):
             if line.kind == "heading":
                 if line.section is body[0].section:
-                    continue  # the table's own heading: its column heads
+                    if line.index == first - 1:
+                        continue  # the table's own heading: its column heads
+                    break  # a section with more than the table: an earlier one's is no caption
                 found.insert(0, line.text)
                 break
             if line.kind == "paragraph" and _TABLE_INTRO.search(line.text) and not found:

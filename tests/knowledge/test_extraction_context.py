@@ -136,6 +136,12 @@ def test_a_range_gives_its_period_to_both_ends_and_a_heading_is_no_column_head()
     assert unpaid and all(u.text.count("If you do unpaid work") <= 1 for u in unpaid)
 
 
+def test_a_table_in_a_section_with_text_takes_no_caption_from_the_section_before():
+    units = corpus_units("child-benefit.json")
+    rows = [u for u in units if "Additional children" in u.evidence_quote]
+    assert rows and not [u for u in rows if "If your circumstances change" in u.text]
+
+
 def test_a_threshold_under_both_of_the_following_holds_both_conditions():
     units = corpus_units("employment-support-allowance.json")
     [unit] = [u for u in units if u.unit_type == "threshold" and str(u.value_amount) == "183.50"]
