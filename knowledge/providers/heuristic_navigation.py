@@ -47,8 +47,8 @@ _POINTER = re.compile(
     r"video relay service|relay uk|text relay|(?:there's|there is) a separate guide|"
     r"has (?:more )?(?:information|guidance|advice) "
     r"(?:about|on)|\b(?:may|might|could)(?: also)? be able to get other (?:financial )?"
-    r"(?:help|support)\b|\bfind other ways\b|^there (?:are|is) (?:different|separate|other) (?:[\w-]+ ){0,2}"
-    r"(?:rules|guidance|ways)\b(?! (?:are|is|apply)\b))\b",
+    r"(?:help|support)\b|\bfind other ways\b|^there(?:'s|’s| is| are) (?:a )?(?:different|separate|other) (?:[\w-]+ ){0,2}"
+    r"(?:rules|guidance|ways|process|processes)\b(?! (?:are|is|apply)\b))\b",
     re.I,
 )
 # A sentence that only frames what follows it ("The following table shows what you may be
@@ -86,4 +86,6 @@ def is_navigation(sentence: str, *, has_amount: bool = False) -> bool:
         return False
     if _LOOK_UP.match(text) or _LOOK_UP_PURPOSE.match(text):
         return True
+    if _ASK.match(text) and len(text.split()) <= 6:
+        return True  # "You can also contact Jobcentre Plus.": whom, with nothing to ask them
     return bool(_ASK.match(text) and _ASK_PURPOSE.search(text))

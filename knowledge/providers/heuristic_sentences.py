@@ -104,6 +104,12 @@ _BARE_CONDITION = re.compile(r"^(?:if|when|unless)\b[^,;:]*$", re.I)
 # A sentence announcing a list as its object ("you must report the following changes."): cut
 # from the list, it says only that a list exists.
 _ANNOUNCES_LIST = re.compile(r"\b(?:the following|as follows)(?: [\w-]+){0,3}\W*$", re.I)
+# A sentence saying only what an amount turns on ("The amount you could get depends on when
+# your children were born."): the page's next lines say how; alone it answers nothing.
+_DEPENDS_ONLY = re.compile(
+    r"^(?:the |your )?(?:amount|how much|the type of help|the help)\b[^.;:]{0,60}\bdepends on\b[^;:]*$",
+    re.I,
+)  # fmt: skip
 
 
 def is_fragment(sentence: str, *, has_amount: bool = False) -> bool:
@@ -111,7 +117,7 @@ def is_fragment(sentence: str, *, has_amount: bool = False) -> bool:
     with a figure states that figure: "The full rate is £221.20 a week. It depends on:"), or a
     condition without the clause it conditions."""
     text = sentence.strip()
-    if text.endswith(":") or _ANNOUNCES_LIST.search(text):
+    if text.endswith(":") or _ANNOUNCES_LIST.search(text) or _DEPENDS_ONLY.match(text):
         return not has_amount
     return bool(_BARE_CONDITION.match(text)) and not text.endswith((".", "!", "?"))
 

@@ -85,6 +85,9 @@ def test_signposts_to_sign_in_estimate_or_other_rules_are_not_units():
     assert is_navigation("You may be able to get other help with housing costs.")
     assert is_navigation("You may not get the full amount, so you may have to find other ways.")
     assert not is_navigation("You can get other help if you're a carer: £81.90 a week.")
+    assert is_navigation("There's a different process if you're in Northern Ireland.")
+    assert is_navigation("You can also contact Jobcentre Plus.")
+    assert not is_navigation("You must contact Jobcentre Plus within 7 days.")
 
 
 def test_helpline_opening_hours_and_postcodes_are_contact_details_not_units():
@@ -100,6 +103,10 @@ def test_a_sentence_announcing_a_list_it_lost_is_not_a_unit():
     # its list's lead-in, with the list, is one unit
     assert is_fragment("If you get income-based JSA, you must report the following changes.")
     assert not is_fragment("The following rules apply to all claims.")
+    # what an amount turns on, without how: the lines after it are the facts
+    assert is_fragment("The amount you could get depends on when your children were born.")
+    assert not is_fragment("How much you get depends on your age: £71.70 if you're under 25.")
+    assert not is_fragment("Your pension depends on your National Insurance record.")
 
 
 def test_a_sentence_offering_something_instead_keeps_what_it_replaces():
