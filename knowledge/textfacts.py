@@ -208,8 +208,10 @@ def find_validities(text: str, *, academic: bool = False) -> list[Validity]:
     def add(start, end, valid_from, valid_to, phrase):
         if any(start in span or end - 1 in span for span in taken):
             return
-        if _BIRTH_OR_AGE.search(text[max(0, start - 30) : start]):
-            return  # 'born on or after 6 April 1951' is about people, not validity
+        # 'born on or after 6 April 1951', 'you started your … claim before 3 April 2017': a
+        # date in the clause of what a person did is about them, not validity
+        if _BIRTH_OR_AGE.search(text[max(0, start - 120) : start]):
+            return
         if any(day and not 1990 <= day.year <= 2100 for day in (valid_from, valid_to)):
             return
         taken.append(range(start, end))

@@ -104,3 +104,11 @@ def test_a_limit_with_no_period_on_a_page_that_counts_no_years_stays_open():
     uc = corpus_units("universal-credit.json")
     [disabled_child] = [u for u in uc if str(u.value_amount) == "487.58"]
     assert disabled_child.valid_from is not None
+
+
+def test_a_date_in_the_clause_of_what_a_claimant_did_is_not_the_figures_period():
+    units = corpus_units("universal-credit.json")
+    found = [u for u in units if "3 April 2017" in u.evidence_quote and u.value_amount]
+    assert found and {str(u.value_amount) for u in found} == {"156.11"}
+    # the claim's start is a condition on the claimant
+    assert not [u for u in found if u.valid_to == "2017-04-02"]

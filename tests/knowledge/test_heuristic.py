@@ -1,6 +1,7 @@
 """The heuristic provider's rules on small pages: types, amounts, dates, procedures, binding."""
 
 import datetime as dt
+import zlib
 from decimal import Decimal
 
 import numpy as np
@@ -175,7 +176,7 @@ class WordEmbedder:
         for text in texts:
             vector = np.zeros(64, dtype=np.float32)
             for word in text.lower().replace(".", " ").split():
-                vector[hash(word) % 64] += 1
+                vector[zlib.crc32(word.encode()) % 64] += 1  # hash() differs per process
             rows.append(vector / (np.linalg.norm(vector) or 1))
         return np.asarray(rows)
 
