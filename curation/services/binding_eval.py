@@ -139,22 +139,18 @@ def binding_cross_validation(
 ) -> BindingReport:  # fmt: skip
     """Accuracy (best concept = the label) of the current weights, and of the weights chosen
     on the other folds' pages for each fold of pages."""
-    concepts = [c for c in taxonomy_for_extraction()[1] if c.vector is not None]
-    embedder = _Remembering(embedder)  # each text is embedded once, whatever the weights
+    embedder = remembering(embedder)  # each text is embedded once, whatever the weights
     current = grid.index(BindingWeights())
     hits = np.zeros((len(labelled), len(grid)), dtype=bool)
-    for row, item in enumerate(labelled):
-        usable = [c for c in concepts if c.category in item.allowed]
+    for row, (item, usable) in enumerate(_with_concepts(labelled)):
         for column, weights in enumerate(grid):
             scores = binding_scores(embedder, item.page, [item.proposal], usable, item.main,
                                     weights)[0]  # fmt: skip
             hits[row, column] = usable[int(np.argmax(scores))].taxonomy_id == item.label
-    pages = sorted({item.page.url for item in labelled})
-    random.Random(seed).shuffle(pages)
-    report = BindingReport(len(labelled), len(pages), int(hits[:, current].sum()), 0)
-    for fold in range(folds):
-        held = {url for url in pages[fold::folds]}
-        test = np.array([item.page.url in held for item in labelled])
+    held_out = _held_out_pages(labelled, folds, seed)
+    pages = len({item.page.url for item in labelled})
+    report = BindingReport(len(labelled), pages, int(hits[:, current].sum()), 0)
+    for test in held_out:
         train_hits = hits[~test].sum(axis=0)
         # ties go to the current weights, then to the nearest in the grid
         chosen = max(range(len(grid)), key=lambda k: (train_hits[k], -abs(k - current)))
@@ -177,16 +173,36 @@ class _Remembering:
         return np.asarray([self.vectors[text] for text in texts])
 
 
+def remembering(embedder):
+    """The embedder, remembering each text's vector: the weights grid and the margin table
+    score the same texts again and again."""
+    return embedder if isinstance(embedder, _Remembering) else _Remembering(embedder)
+
+
+def _with_concepts(labelled: list[LabelledUnit]):
+    """Each labelled unit with the concepts its extraction run could bind it to."""
+    concepts = [c for c in taxonomy_for_extraction()[1] if c.vector is not None]
+    for item in labelled:
+        yield item, [c for c in concepts if c.category in item.allowed]
+
+
+def _held_out_pages(labelled: list[LabelledUnit], folds: int, seed: int) -> list[np.ndarray]:
+    """Per fold, which labelled units it holds out: every unit of a page sits in one fold."""
+    pages = sorted({item.page.url for item in labelled})
+    random.Random(seed).shuffle(pages)
+    held = [set(pages[fold::folds]) for fold in range(folds)]
+    return [np.array([item.page.url in urls for item in labelled]) for urls in held]
+
+
 def margin_cross_validation(
     labelled: list[LabelledUnit], margins: list[float], *, embedder, target: float,
     weights: BindingWeights | None = None, folds: int = 5, seed: int = 7,
 ) -> MarginReport:  # fmt: skip
     """The margin by which the best concept must lead for a unit to be bound, chosen per
     fold as the smallest that reaches `target` precision on the other folds' pages."""
-    concepts = [c for c in taxonomy_for_extraction()[1] if c.vector is not None]
+    embedder = remembering(embedder)
     gaps, hits = np.zeros(len(labelled)), np.zeros(len(labelled), dtype=bool)
-    for row, item in enumerate(labelled):
-        usable = [c for c in concepts if c.category in item.allowed]
+    for row, (item, usable) in enumerate(_with_concepts(labelled)):
         scores = binding_scores(embedder, item.page, [item.proposal], usable, item.main,
                                 weights or BindingWeights())[0]  # fmt: skip
         order = np.argsort(-scores)
@@ -195,11 +211,7 @@ def margin_cross_validation(
     report = MarginReport(target, [
         MarginRow(m, int((gaps >= m).sum()), int((hits & (gaps >= m)).sum())) for m in margins
     ])  # fmt: skip
-    pages = sorted({item.page.url for item in labelled})
-    random.Random(seed).shuffle(pages)
-    for fold in range(folds):
-        held = set(pages[fold::folds])
-        test = np.array([item.page.url in held for item in labelled])
+    for test in _held_out_pages(labelled, folds, seed):
         chosen = next(
             (m for m in margins if _precision(hits[~test], gaps[~test], m) >= target),
             margins[-1],

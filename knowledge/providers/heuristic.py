@@ -245,11 +245,12 @@ def binding_scores(
     )
     bands = [age_band(c.name) for c in usable]
     for index, proposal in enumerate(proposals):
-        if weights.age and (band := age_band(_figure_clause(proposal))):
+        clause = _figure_clause(proposal)
+        if weights.age and (band := age_band(clause)):
             scores[index] += weights.age * np.array([_band_fit(band, other) for other in bands])
         # the page's subject counts beside the unit's own words: on the High Income Child
         # Benefit Charge page, "£60,000" is the charge's threshold, not a Child Benefit rate
-        near = content_words(f"{subject} {proposal.section} {_figure_clause(proposal)}")
+        near = content_words(f"{subject} {proposal.section} {clause}")
         lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
         scores[index] += weights.lexical * lexical + weights.main * in_main
         if proposal.unit_type == "threshold":

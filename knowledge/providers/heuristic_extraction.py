@@ -264,8 +264,9 @@ class _Extractor:
         if _OPENING_HOURS.search(f"{heading} {line.text}"):
             return
         text = f"{heading}: {line.text}" if heading else line.text
-        cells = [cell.split(": ", 1)[-1] for cell in line.text.split("; ")]
-        validity = next((v for cell in cells if (v := row_label_validity(cell))), None)
+        validity = next(
+            (v for _, value in row_cells(line) if (v := row_label_validity(value))), None
+        )
         self._add(sentence_kind(line.text) or "rule", (line.start, line.end), line, text=text,
                   validity=validity)  # fmt: skip
 
@@ -372,14 +373,7 @@ class _Extractor:
     def _threshold(self, text, amount: Amount, line: Line, *, quote, quote_start=None,
                    validity=None, period_text="", default_period="") -> None:  # fmt: skip
         start = quote_start if quote_start is not None else self.text.index(quote, line.start)
-        after = (
-            # "between £27 and £184.03 per week": the range's period is said after its end
-            _RANGE_END.sub("", text[text.find(amount.printed) + len(amount.printed) :])[:40].split(
-                "£"
-            )[0]
-            if amount.printed in text
-            else ""
-        )
+        after = _words_after(text, amount.printed)
         if amount.unit == "percent":  # a rate has a period only when one follows it: "5% a year"
             period = rate_period(after)
         else:
@@ -432,6 +426,15 @@ class _Extractor:
             if self.proposals[index].unit_type != "example":
                 return index
         return None
+
+
+def _words_after(text: str, printed: str) -> str:
+    """The words after a figure, up to the next figure: where its period is said. A range's
+    period is said after its end ("between £27 and £184.03 per week")."""
+    if printed not in text:
+        return ""
+    rest = _RANGE_END.sub("", text[text.find(printed) + len(printed) :])
+    return rest[:40].split("£")[0]
 
 
 def _distinct(amounts: list[Amount]) -> list[Amount]:

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from curation.models import AuditEvent, AuditJudgement
 from curation.selectors.audit_sample import audit_results, wilson_interval
 from curation.services.audit_sample import (
+    ANSWER_FIELDS,
     AuditRefused,
     audit_change_revert,
     audit_unit_move,
@@ -24,9 +25,7 @@ from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory, Un
 
 pytestmark = pytest.mark.django_db
 
-ALL_YES = dict.fromkeys(
-    ["concept_right", "standalone", "type_right", "value_right", "validity_right", "useful"], "yes"
-)
+ALL_YES = dict.fromkeys(ANSWER_FIELDS, "yes")
 
 
 def knowledge_base(sizes: dict[str, int]) -> dict[str, list[AtomicUnit]]:

@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from curation.services.audit_sample import audit_unit_move, judgement_record, sample_draw
+from curation.services.audit_sample import (
+    ANSWER_FIELDS,
+    audit_unit_move,
+    judgement_record,
+    sample_draw,
+)
 from curation.services.binding_eval import (
     binding_cross_validation,
     binding_labels,
@@ -20,9 +25,7 @@ from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory, Un
 
 pytestmark = pytest.mark.django_db
 
-ANSWERS = dict.fromkeys(
-    ["concept_right", "standalone", "type_right", "value_right", "validity_right", "useful"], "yes"
-)
+ANSWERS = dict.fromkeys(ANSWER_FIELDS, "yes")
 
 
 class WordEmbedder:

@@ -5,6 +5,7 @@ from curation.services.binding_eval import (
     binding_cross_validation,
     binding_labels,
     margin_cross_validation,
+    remembering,
     weights_grid,
 )
 from knowledge import embeddings
@@ -39,7 +40,7 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{len(labelled)} labelled unit(s) on fewer pages than {folds} folds: judge more"
             )
-        embedder = embeddings.get_embedder()
+        embedder = remembering(embeddings.get_embedder())  # both tables score the same texts
         report = binding_cross_validation(labelled, weights_grid(), embedder=embedder, folds=folds)
         n = report.labelled
         self.stdout.write(f"Labelled units: {n} on {report.pages} pages")
