@@ -19,6 +19,8 @@ from knowledge.models.taxonomy import (
     Category,
     Concept,
     ConceptAlias,
+    GlossaryTerm,
+    LifeEvent,
     taxonomy_id_validator,
 )
 from knowledge.models.units import AtomicUnit, AtomicUnitQuerySet, QualityFlag, UnitSighting
@@ -31,6 +33,8 @@ __all__ = [
     "Category",
     "Concept",
     "ConceptAlias",
+    "GlossaryTerm",
+    "LifeEvent",
     "ExtractionItem",
     "ExtractionJob",
     "ExtractionRun",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
 from pgvector.django import VectorField
 
 from knowledge.models.base import EMBEDDING_DIMENSIONS, TimestampedModel, hnsw_cosine_index
@@ -77,3 +78,58 @@ class ConceptAlias(models.Model):
 
     def __str__(self) -> str:
         return f"{self.alias} → {self.concept_id}"
+
+
+class GlossaryTerm(models.Model):
+    """An abbreviation or everyday name people use for a concept or category ("JISA", "the
+    dole"). Queries are expanded with `means` before they are embedded; a term with several
+    rows is ambiguous ("MA") and each reading is searched."""
+
+    term = models.CharField(max_length=64)
+    means = models.CharField(max_length=200, help_text="The words gov.uk uses for it")
+    match_case = models.BooleanField(
+        default=False, help_text="Match only in these capitals (short acronyms such as PA, MA)"
+    )
+    concept = models.ForeignKey(
+        Concept, on_delete=models.SET_NULL, null=True, blank=True, related_name="glossary_terms"
+    )
+    category = models.ForeignKey(
+        Category, on_delete=models.SET_NULL, null=True, blank=True, related_name="glossary_terms"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["term", "means"]
+        constraints = [
+            models.UniqueConstraint(
+                Lower("term"),
+                Lower("means"),
+                name="glossary_term_reading_unique",
+            ),
+            models.CheckConstraint(condition=~Q(term=""), name="glossary_term_not_blank"),
+            models.CheckConstraint(condition=~Q(means=""), name="glossary_means_not_blank"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.term} → {self.means}"
+
+
+class LifeEvent(models.Model):
+    """A life situation ("having a baby", "made redundant") and the 3–5 specific searches a
+    broad question about it is expanded into, held as data beside the taxonomy."""
+
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    triggers = models.JSONField(
+        default=list, help_text="Words or phrases that show a question is about this situation"
+    )
+    searches = models.JSONField(default=list, help_text="3 to 5 specific searches it expands into")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.name

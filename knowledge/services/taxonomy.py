@@ -14,6 +14,14 @@ from django.db import transaction
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from knowledge.models import TAXONOMY_ID_PATTERN, Category, Concept, ConceptAlias
+from knowledge.services.vocabulary import (
+    GlossarySpec,
+    LifeEventSpec,
+    glossary_ensure,
+    glossary_export,
+    life_events_ensure,
+    life_events_export,
+)
 from knowledge.validation import first_error
 
 DEFAULT_TAXONOMY_FILE = Path(__file__).resolve().parents[2] / "fixtures" / "taxonomy.yaml"
@@ -55,6 +63,8 @@ class TaxonomySpec(BaseModel):
 
     version: int
     categories: list[CategorySpec]
+    glossary: list[GlossarySpec] = Field(default_factory=list)
+    life_events: list[LifeEventSpec] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _ids_unique(self) -> TaxonomySpec:
@@ -63,6 +73,14 @@ class TaxonomySpec(BaseModel):
             if category.slug in seen:
                 raise ValueError(f"category slug {category.slug!r} appears twice")
             seen[category.slug] = "category"
+        slugs = [event.slug for event in self.life_events]
+        if len(slugs) != len(set(slugs)):
+            twice = sorted({slug for slug in slugs if slugs.count(slug) > 1})
+            raise ValueError(f"life event slug {twice[0]!r} appears twice")
+        readings = [(g.term.strip().lower(), g.means.strip().lower()) for g in self.glossary]
+        if len(readings) != len(set(readings)):
+            term, means = next(r for r in readings if readings.count(r) > 1)
+            raise ValueError(f"glossary reading {term} → {means} appears twice")
         names: set[str] = set()
         for id_or_alias, owner in _all_ids(self):
             if id_or_alias in names:
@@ -86,12 +104,17 @@ class TaxonomyLoadReport:
     created: list[str] = field(default_factory=list)
     aliases_added: list[str] = field(default_factory=list)
     categories_created: list[str] = field(default_factory=list)
+    glossary_added: list[str] = field(default_factory=list)
+    life_events_added: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
     unchanged: int = 0
 
     @property
     def change_count(self) -> int:
-        return len(self.created) + len(self.aliases_added) + len(self.categories_created)
+        return (
+            len(self.created) + len(self.aliases_added) + len(self.categories_created)
+            + len(self.glossary_added) + len(self.life_events_added)
+        )  # fmt: skip
 
 
 def taxonomy_parse(*, text: str, origin: str = "taxonomy") -> TaxonomySpec:
@@ -129,6 +152,11 @@ def taxonomy_load(*, spec: TaxonomySpec, dry_run: bool = False) -> TaxonomyLoadR
                 concept = _concept_ensure(item, categories[category_spec.slug], known, report)
                 _aliases_ensure(item, concept, known, report)
         _report_database_only(spec, report)
+        try:
+            glossary_ensure(spec.glossary, report)
+            life_events_ensure(spec.life_events, report)
+        except ValueError as exc:
+            raise TaxonomyError(str(exc)) from exc
         if dry_run:
             transaction.set_rollback(True)
     return report
@@ -294,7 +322,12 @@ def taxonomy_export() -> dict:
                 "concepts": by_category.get(category.pk, []),
             }
         )
-    return {"version": EXPORT_VERSION, "categories": categories}
+    return {
+        "version": EXPORT_VERSION,
+        "categories": categories,
+        "glossary": glossary_export(),
+        "life_events": life_events_export(),
+    }
 
 
 def taxonomy_dump(*, fmt: str = "yaml") -> str:

@@ -27,6 +27,8 @@ class Command(BaseCommand):
             ("created", report.created),
             ("aliases added", report.aliases_added),
             ("categories created", report.categories_created),
+            ("glossary readings added", report.glossary_added),
+            ("life events added", report.life_events_added),
         ):
             if items:
                 shown = ", ".join(items if verbosity >= 2 else items[:8])
