@@ -186,7 +186,14 @@ LLM_API_KEY = env_str("LLM_API_KEY")
 LLM_MODEL_CONTEXT = env_str("LLM_MODEL_CONTEXT", "gpt-4o-mini")
 LLM_MODEL_EXTRACT = env_str("LLM_MODEL_EXTRACT", "gpt-4o-mini")
 LLM_MODEL_ADJUDICATE = env_str("LLM_MODEL_ADJUDICATE", "gpt-4o-mini")
+LLM_MODEL_ANALYSIS = env_str("LLM_MODEL_ANALYSIS", "gpt-4o-mini")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0)
+# The query analysis runs before every search: its own provider (the heuristic unless set),
+# and a short wait after which the heuristic analysis stands in.
+QUERY_ANALYSIS_PROVIDER = env_str(
+    "QUERY_ANALYSIS_PROVIDER", "heuristic", choices=("heuristic", "openai")
+)
+QUERY_ANALYSIS_TIMEOUT_SECONDS = env_float("QUERY_ANALYSIS_TIMEOUT_SECONDS", 3.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 3, minimum=0)
 # Prices in US dollars per million tokens, to record each run's cost.
 LLM_PRICES = env_json(
@@ -197,8 +204,10 @@ LLM_PRICES = env_json(
         "gpt-4.1-mini": {"input": 0.40, "output": 1.60},
     },
 )
-if LLM_PROVIDER == "openai" and not LLM_API_KEY:
-    raise ImproperlyConfigured("LLM_PROVIDER=openai needs LLM_API_KEY")
+if "openai" in (LLM_PROVIDER, QUERY_ANALYSIS_PROVIDER) and not LLM_API_KEY:
+    raise ImproperlyConfigured(
+        "LLM_PROVIDER=openai or QUERY_ANALYSIS_PROVIDER=openai needs LLM_API_KEY"
+    )
 
 # --- Embeddings -------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from knowledge import embeddings
 from knowledge.providers.heuristic_adjudication import HEURISTIC_MODEL, heuristic_adjudicate
 from knowledge.providers.heuristic_dates import page_validity
 from knowledge.providers.heuristic_extraction import extract_proposals
+from knowledge.providers.heuristic_query import analyse
 from knowledge.providers.heuristic_subjects import page_subject
 from knowledge.providers.types import (
     Adjudication,
@@ -102,6 +103,9 @@ class HeuristicProvider:
         if self._embedder is None:
             self._embedder = embeddings.get_embedder()
         return self._embedder
+
+    def analyse_query(self, *, query, conversation, vocabulary, today):
+        return analyse(query=query, conversation=conversation, vocabulary=vocabulary, today=today)
 
     # --- pass 1 ---------------------------------------------------------------------------
 

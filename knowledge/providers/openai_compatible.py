@@ -9,6 +9,7 @@ names what is wrong.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from decimal import Decimal
 
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from knowledge.providers.prompts import (
     PROMPT_VERSION,
     adjudicate_prompt,
+    analysis_prompt,
     bootstrap_prompt,
     context_prompt,
     placement_prompt,
@@ -30,6 +32,7 @@ from knowledge.providers.types import (
     LlmAdjudication,
     LlmConceptProposals,
     LlmPlacement,
+    LlmQueryAnalysis,
     LlmUnits,
     PageContext,
     PageDigest,
@@ -37,6 +40,7 @@ from knowledge.providers.types import (
     ProposedConcept,
     ProviderError,
     ProviderTransientError,
+    QueryAnalysis,
     UnitProposal,
     UnitText,
     Usage,
@@ -51,12 +55,23 @@ class OpenAIProvider:
     # The placement check is a judgement between given options, like adjudication, and
     # uses that model; bootstrap reads page text, like extraction, and uses that one.
     def __init__(
-        self, *, client, context_model: str, extract_model: str, adjudicate_model: str = ""
+        self,
+        *,
+        client,
+        context_model: str,
+        extract_model: str,
+        adjudicate_model: str = "",
+        analysis_client=None,
+        analysis_model: str = "",
     ):
         self.client = client
         self.context_model = context_model
         self.extract_model = extract_model
         self.adjudicate_model = adjudicate_model or extract_model
+        # A query's analysis is on a search's path: its own client waits seconds, not a
+        # minute, and does not retry (the heuristic analysis stands in when it fails).
+        self.analysis_client = analysis_client or client
+        self.analysis_model = analysis_model or context_model
 
     @classmethod
     def from_settings(cls) -> OpenAIProvider:
@@ -68,11 +83,19 @@ class OpenAIProvider:
             timeout=settings.LLM_TIMEOUT_SECONDS,
             max_retries=settings.LLM_MAX_RETRIES,
         )
+        analysis_client = openai.OpenAI(
+            base_url=settings.LLM_BASE_URL,
+            api_key=settings.LLM_API_KEY or "missing-key",
+            timeout=settings.QUERY_ANALYSIS_TIMEOUT_SECONDS,
+            max_retries=0,
+        )
         return cls(
             client=client,
             context_model=settings.LLM_MODEL_CONTEXT,
             extract_model=settings.LLM_MODEL_EXTRACT,
             adjudicate_model=settings.LLM_MODEL_ADJUDICATE,
+            analysis_client=analysis_client,
+            analysis_model=settings.LLM_MODEL_ANALYSIS,
         )
 
     def page_context(self, *, page, categories, concepts):
@@ -142,15 +165,54 @@ class OpenAIProvider:
         ]
         return proposals, usage
 
-    def _structured(self, prompt: str, schema: type[BaseModel], *, model: str):
+    def analyse_query(self, *, query, conversation, vocabulary, today) -> QueryAnalysis:
+        """Raises ProviderError for an answer that parses but makes no sense (a broad
+        strategy without searches, a date that is not one)."""
+        prompt = analysis_prompt(
+            query=query, conversation=conversation, vocabulary=vocabulary, today=today
+        )
+        answer, usage = self._structured(
+            prompt, LlmQueryAnalysis, model=self.analysis_model, client=self.analysis_client
+        )
+        return _query_analysis(answer, usage)
+
+    def _structured(self, prompt: str, schema: type[BaseModel], *, model: str, client=None):
         """The answer parsed into `schema`, and what it cost."""
-        completion = _parsed_completion(self.client, prompt, schema, model=model)
+        completion = _parsed_completion(client or self.client, prompt, schema, model=model)
         usage = Usage(
             model=getattr(completion, "model", None) or model,
             prompt_tokens=getattr(completion.usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(completion.usage, "completion_tokens", 0) or 0,
         )
         return _answer(completion), usage
+
+
+MAX_SUB_QUERIES = 5
+
+
+def _query_analysis(answer: LlmQueryAnalysis, usage: Usage) -> QueryAnalysis:
+    searches = [" ".join(q.split()) for q in answer.sub_queries if q.strip()]
+    if answer.strategy == "broad" and not searches:
+        raise ProviderError("the LLM analysis chose strategy 'broad' but gave no sub_queries")
+    entities = answer.entities.model_dump(exclude_none=True)
+    if "date_asked" in entities:
+        try:
+            dt.date.fromisoformat(entities["date_asked"])
+        except ValueError:
+            raise ProviderError(
+                f"the LLM analysis gave date_asked {entities['date_asked']!r}, not YYYY-MM-DD"
+            ) from None
+    return QueryAnalysis(
+        turn_type=answer.turn_type,
+        scope=answer.scope,
+        topic_shift=answer.topic_shift,
+        entities=entities,
+        standalone_query=" ".join(answer.standalone_query.split()),
+        strategy=answer.strategy,
+        sub_queries=searches[:MAX_SUB_QUERIES] if answer.strategy == "broad" else [],
+        analysed_by=usage.model,
+        usage=usage,
+    )
 
 
 def _parsed_completion(client, prompt: str, schema: type[BaseModel], *, model: str):

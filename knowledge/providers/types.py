@@ -12,6 +12,8 @@ from typing import Annotated, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from knowledge.glossary import GlossaryEntry
+
 UnitType = Literal["rule", "threshold", "definition", "procedure", "eligibility", "example"]
 ValueUnit = Literal["GBP", "percent", "count", "years", "weeks", "days", "hours"]
 ValuePeriod = Literal["year", "month", "four_weeks", "week", "day", "hour", "one_off"]
@@ -232,6 +234,101 @@ class ProposedConcept:
     description: str
 
 
+# --- understanding a question -----------------------------------------------------------
+
+TurnType = Literal["new", "follow_up", "clarification"]
+QueryScope = Literal["topic", "life_situation"]
+Strategy = Literal["none", "specific", "broad"]
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True)
+class ConversationTurn:
+    role: str  # "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class LifeEventInfo:
+    slug: str
+    name: str
+    triggers: tuple[str, ...]
+    searches: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QueryVocabulary:
+    """What an analysis knows of the knowledge base: its categories, its glossary, its
+    life-event map, and the names its topics go by (concept and category names without
+    their qualifiers), which tell a question that names its topic from one that does not."""
+
+    categories: tuple[CategoryInfo, ...] = ()
+    glossary: tuple[GlossaryEntry, ...] = ()
+    life_events: tuple[LifeEventInfo, ...] = ()
+    topic_names: tuple[str, ...] = ()
+
+
+class QueryEntities(BaseModel):
+    """Facts about the person asking, as the question or conversation states them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    age: int | None = None
+    income: float | None = None
+    nation: Literal["England", "Scotland", "Wales", "Northern Ireland"] | None = None
+    relationship: str | None = None
+    children: int | None = None
+    employment: str | None = None
+    date_asked: str | None = None  # YYYY-MM-DD: the day the question is about
+
+
+class LlmQueryAnalysis(BaseModel):
+    """What a chat model answers about one conversation turn."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turn_type: TurnType
+    scope: QueryScope
+    topic_shift: bool
+    entities: QueryEntities
+    standalone_query: str = Field(min_length=1, max_length=2000)
+    strategy: Strategy
+    sub_queries: list[str]
+
+
+@dataclass
+class QueryAnalysis:
+    """How a turn is understood before it is searched. `analysed_by` says who did it:
+    "heuristic", or the model's name; a model that failed leaves "heuristic" and the reason
+    in `fallback`."""
+
+    turn_type: str
+    scope: str
+    topic_shift: bool
+    entities: dict
+    standalone_query: str
+    strategy: str
+    sub_queries: list[str] = field(default_factory=list)
+    life_event: str | None = None
+    analysed_by: str = "heuristic"
+    fallback: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+    def as_json(self) -> dict:
+        return {
+            "turn_type": self.turn_type,
+            "scope": self.scope,
+            "topic_shift": self.topic_shift,
+            "entities": self.entities,
+            "standalone_query": self.standalone_query,
+            "strategy": self.strategy,
+            "sub_queries": self.sub_queries,
+            "life_event": self.life_event,
+            "analysed_by": self.analysed_by,
+            "fallback": self.fallback,
+        }
+
+
 class Provider(Protocol):
     name: str
     prompt_version: str
@@ -249,3 +346,12 @@ class Provider(Protocol):
     def check_unit_placement(
         self, *, unit: UnitText, concept: ConceptInfo, alternatives: list[ConceptInfo]
     ) -> Placement: ...
+
+    def analyse_query(
+        self,
+        *,
+        query: str,
+        conversation: list[ConversationTurn],
+        vocabulary: QueryVocabulary,
+        today: dt.date,
+    ) -> QueryAnalysis: ...

@@ -8,13 +8,16 @@ from pathlib import Path
 from knowledge.providers.types import (
     CategoryInfo,
     ConceptInfo,
+    ConversationTurn,
     PageContext,
     PageDigest,
     PageInput,
+    QueryVocabulary,
     UnitText,
 )
 
 PROMPT_VERSION = "v2"
+ANALYSIS_PROMPT_VERSION = "v1"
 PROMPTS = Path(__file__).resolve().parent
 
 
@@ -61,6 +64,21 @@ def bootstrap_prompt(
         limit=limit,
         existing="\n".join(existing) or "(none yet)",
         pages="\n\n".join(_page_block(page) for page in pages),
+    )
+
+
+def analysis_prompt(
+    *, query: str, conversation: list[ConversationTurn], vocabulary: QueryVocabulary, today
+) -> str:
+    turns = "\n".join(f"{turn.role}: {turn.content}" for turn in conversation) or "(none)"
+    return prompt_template("analyse_query", ANALYSIS_PROMPT_VERSION).format(
+        today=today.isoformat(),
+        categories="\n".join(
+            f"{c.slug}: {c.name} — {c.description}" for c in vocabulary.categories
+        ),
+        life_events="\n".join(f"{e.name}: {'; '.join(e.searches)}" for e in vocabulary.life_events),
+        conversation=turns,
+        query=query,
     )
 
 

@@ -1,0 +1,93 @@
+"""The query vocabulary read from the database: categories, glossary, life events and the
+names topics go by. Read once per process and again whenever an editor changes any of
+them: a one-row query of counts and latest change times tells."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from django.db import connection
+
+from knowledge.models import Category, Concept, GlossaryTerm, LifeEvent
+from knowledge.providers.types import CategoryInfo, GlossaryEntry, LifeEventInfo, QueryVocabulary
+
+_VERSION_SQL = """
+SELECT (SELECT count(*) FROM knowledge_glossaryterm), (SELECT max(updated_at) FROM knowledge_glossaryterm),
+       (SELECT count(*) FROM knowledge_lifeevent), (SELECT max(updated_at) FROM knowledge_lifeevent),
+       (SELECT count(*) FROM knowledge_concept), (SELECT max(updated_at) FROM knowledge_concept),
+       (SELECT count(*) FROM knowledge_category), (SELECT max(updated_at) FROM knowledge_category)
+"""
+_QUALIFIER = re.compile(r"\s*\([^)]*\)|\s*(?:,| for | – | - | and the | in ).*$")
+
+_lock = threading.Lock()
+_held: dict = {"version": None, "vocabulary": None}
+
+
+def query_vocabulary() -> QueryVocabulary:
+    with connection.cursor() as cursor:
+        cursor.execute(_VERSION_SQL)
+        version = cursor.fetchone()
+    with _lock:
+        if _held["version"] != version:
+            _held["vocabulary"], _held["version"] = _read(), version
+        return _held["vocabulary"]
+
+
+def _read() -> QueryVocabulary:
+    glossary = tuple(
+        GlossaryEntry(
+            term=term.term,
+            means=term.means,
+            match_case=term.match_case,
+            concept_id=term.concept.taxonomy_id if term.concept_id else None,
+            category_slug=term.category.slug if term.category_id else None,
+        )
+        for term in GlossaryTerm.objects.select_related("concept", "category")
+    )
+    events = tuple(
+        LifeEventInfo(e.slug, e.name, tuple(e.triggers), tuple(e.searches))
+        for e in LifeEvent.objects.all()
+    )
+    categories = tuple(
+        CategoryInfo(c.slug, c.name, c.description) for c in Category.objects.order_by("order")
+    )
+    names = Concept.objects.exclude(status=Concept.Status.RETIRED).values_list("name", flat=True)
+    return QueryVocabulary(
+        categories=categories, glossary=glossary, life_events=events,
+        topic_names=topic_names([*names, *(entry.means for entry in glossary)]),
+    )  # fmt: skip
+
+
+def taxonomy_file_vocabulary(path=None) -> QueryVocabulary:
+    """The vocabulary the taxonomy file holds, read without the database (for benchmarks
+    that run on a synthetic knowledge base)."""
+    from knowledge.services.taxonomy import DEFAULT_TAXONOMY_FILE, taxonomy_parse
+
+    path = path or DEFAULT_TAXONOMY_FILE
+    spec = taxonomy_parse(text=path.read_text(encoding="utf-8"), origin=path.name)
+    glossary = tuple(
+        GlossaryEntry(g.term, g.means, g.match_case, g.concept, g.category) for g in spec.glossary
+    )
+    names = [concept.name for category in spec.categories for concept in category.concepts]
+    return QueryVocabulary(
+        categories=tuple(CategoryInfo(c.slug, c.name, c.description) for c in spec.categories),
+        glossary=glossary,
+        life_events=tuple(
+            LifeEventInfo(e.slug, e.name, tuple(e.triggers), tuple(e.searches))
+            for e in spec.life_events
+        ),
+        topic_names=topic_names([*names, *(entry.means for entry in glossary)]),
+    )
+
+
+def topic_names(names) -> tuple[str, ...]:
+    """The names topics go by, in lower case: each name without its qualifiers ("Childcare
+    Grant for students" → "childcare grant"); single words are left out, being too general
+    to say a question names its topic ("allowance", "pension")."""
+    found = set()
+    for name in names:
+        core = _QUALIFIER.sub("", name).strip().lower()
+        if len(core.split()) >= 2:
+            found.add(core)
+    return tuple(sorted(found, key=len, reverse=True))
