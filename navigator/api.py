@@ -19,13 +19,17 @@ from ninja.security import HttpBearer
 
 from knowledge import selectors
 from knowledge.models import AtomicUnit
-from knowledge.retrieval import SearchError, SearchParams, concept_search
+from knowledge.providers.types import ConversationTurn
+from knowledge.query.search import question_plan, question_search
+from knowledge.retrieval import SearchError, SearchParams
 from navigator import presenters, services
 from navigator.schemas import (
+    AnalysisOut,
     CategoryOut,
     ConceptOut,
     ErrorOut,
     HealthOut,
+    QuestionIn,
     SearchIn,
     SearchOut,
     UnitOut,
@@ -176,17 +180,22 @@ def on_http_error(request, exc: HttpError):
 )
 def search(request, payload: SearchIn):
     """Concepts that answer the query, their units grouped by source, citations, a context
-    string within the token budget, and a typed outcome (`ok`, `low_confidence`, `no_match`)."""
+    string within the token budget, and a typed outcome (`ok`, `low_confidence`, `no_match`).
+
+    The query is analysed first (`analysis` says how): a follow-up is understood from
+    `conversation`, abbreviations are expanded, a date in the words sets `as_of` when none is
+    sent, and a broad life situation is searched as several specific questions, merged."""
     started = time.perf_counter()
-    params = SearchParams(**payload.dict())
-    result = concept_search(params=params)
-    body = presenters.search_payload(result)
+    params = SearchParams(**payload.dict(exclude={"conversation"}))
+    answered = question_search(params=params, conversation=_turns(payload))
+    result = answered.result
+    body = presenters.search_payload(answered)
     body["timings_ms"]["http"] = round((time.perf_counter() - started) * 1000, 2)
 
     def log() -> None:
         _log(
-            request, status=200, query=payload.query, params=payload.dict(exclude={"query"}, exclude_none=True) | {"as_of": str(payload.as_of) if payload.as_of else None},
-            outcome=result.outcome, reasons=result.reasons,
+            request, status=200, query=payload.query, params=_logged_params(payload),
+            outcome=result.outcome, reasons=result.reasons, analysis=body["analysis"],
             result_concepts=[hit.concept.taxonomy_id for hit in result.concepts], timings_ms=body["timings_ms"],
         )  # fmt: skip
 
@@ -194,6 +203,38 @@ def search(request, payload: SearchIn):
     # schema), so ninja's second validation of ~40 units is skipped.
     content = api.renderer.render(request, body, response_status=200)
     return LoggedAfterSending(content, log=log, content_type=api.renderer.media_type)
+
+
+@api.post(
+    "/analyze", response={200: AnalysisOut, 422: ErrorOut}, summary="How a question is understood"
+)
+def analyze(request, payload: QuestionIn):
+    """The analysis a search would make of the query, without searching: turn type, scope,
+    topic shift, entities, the standalone rewrite, the strategy, the searches it expands into
+    and the date it is asked about."""
+    plan = question_plan(
+        params=SearchParams(query=payload.query, as_of=payload.as_of),
+        conversation=_turns(payload),
+    )
+    body = plan.as_json()
+    _log(
+        request, status=200, query=payload.query, params=_logged_params(payload),
+        analysis=body, timings_ms={"analysis": plan.milliseconds},
+    )  # fmt: skip
+    return body
+
+
+def _turns(payload: QuestionIn) -> list[ConversationTurn]:
+    return [ConversationTurn(turn.role, turn.content) for turn in payload.conversation]
+
+
+def _logged_params(payload: QuestionIn) -> dict:
+    """The request as logged: the conversation by its size (its words stay with the caller)."""
+    params = payload.dict(exclude={"query", "conversation"}, exclude_none=True)
+    params["as_of"] = str(payload.as_of) if payload.as_of else None
+    if payload.conversation:
+        params["conversation_turns"] = len(payload.conversation)
+    return params
 
 
 class LoggedAfterSending(HttpResponse):

@@ -50,6 +50,9 @@ class QueryLog(models.Model):
     error = models.TextField(blank=True)
     result_concepts = models.JSONField(default=list, blank=True)
     timings_ms = models.JSONField(default=dict, blank=True)
+    # How the query was understood (turn type, rewrite, searches, dates); empty for calls
+    # that do not search.
+    analysis = models.JSONField(default=dict, blank=True)
     # Failed authentications from one address within one window share a row and count,
     # so that a flood of bad tokens cannot grow the log without bound.
     client_address = models.GenericIPAddressField(null=True, blank=True)

@@ -88,7 +88,7 @@ def category_ref(concept: Concept) -> dict:
     return {"slug": concept.category.slug, "name": concept.category.name}
 
 
-def concept_hit_payload(hit, *, signoffs: dict[int, Signoff]) -> dict:
+def concept_hit_payload(hit, *, signoffs: dict[int, Signoff], found_by: str = "your words") -> dict:
     groups: dict[str, list[dict]] = defaultdict(list)
     for unit_hit in hit.units:
         groups[unit_hit.unit.source.url].append(
@@ -111,21 +111,29 @@ def concept_hit_payload(hit, *, signoffs: dict[int, Signoff]) -> dict:
             "text": hit.text_rank,
         },
         "below_quality": hit.below_quality,
+        "found_by": found_by,
         "sources": [{"source_url": url, "units": units} for url, units in groups.items()],
     }
 
 
-def search_payload(result) -> dict:
+def search_payload(answered) -> dict:
+    """The response to a question search (`knowledge.query.search.QuestionResult`)."""
+    result = answered.result
     signoffs = signoffs_for([unit_hit.unit for hit in result.concepts for unit_hit in hit.units])
+    found_by = answered.found_by
     return {
         "outcome": result.outcome,
         "reasons": result.reasons,
         "as_of": result.as_of,
         "mode": result.mode,
         "thresholds": result.thresholds,
-        "concepts": [concept_hit_payload(hit, signoffs=signoffs) for hit in result.concepts],
+        "concepts": [
+            concept_hit_payload(hit, signoffs=signoffs, found_by=found_by.get(hit.concept.pk, ""))
+            for hit in result.concepts
+        ],
         "sources": result.sources,
         "context": result.context,
         "context_tokens": result.context_tokens,
         "timings_ms": result.timings_ms,
+        "analysis": answered.plan.as_json(),
     }

@@ -16,10 +16,77 @@ class Out(BaseModel):
     Schema, whose ORM attribute getter runs on every nested field (~6 ms a search)."""
 
 
-class SearchIn(Schema):
+MAX_TURNS = 12
+MAX_TURN_CHARS = 2000
+MAX_CONVERSATION_CHARS = 8000
+
+
+class TurnIn(Schema):
+    role: Literal["user", "assistant"] = Field(..., description="Who said it")
+    content: str = Field(..., min_length=1, description="What was said")
+
+    @field_validator("content")
+    @classmethod
+    def _content_bounded(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must contain words, not only spaces")
+        if len(value) > MAX_TURN_CHARS:
+            raise ValueError(
+                f"is {len(value)} characters: at most {MAX_TURN_CHARS} a turn (shorten or summarise it)"
+            )
+        return _storable(value)
+
+
+class QuestionIn(Schema):
+    """A user's question and, mid-conversation, the turns before it."""
+
     query: str = Field(
         ..., min_length=1, max_length=2000, description="The user's question or search words"
     )
+    conversation: list[TurnIn] = Field(
+        default_factory=list,
+        description=(
+            f"The turns before `query`, oldest first, each {{role: user|assistant, content}}: at "
+            f"most {MAX_TURNS} turns and {MAX_CONVERSATION_CHARS} characters in all. A follow-up "
+            "('and for a Junior one?') is understood from them."
+        ),
+    )
+    as_of: dt.date | None = Field(
+        None,
+        description="Answer as on this date (YYYY-MM-DD); without it, a date in the question's "
+        "words ('in 2018/19', 'last tax year') is used, else today",
+    )
+
+    @field_validator("conversation")
+    @classmethod
+    def _conversation_bounded(cls, turns: list[TurnIn]) -> list[TurnIn]:
+        if len(turns) > MAX_TURNS:
+            raise ValueError(
+                f"has {len(turns)} turns: send at most the latest {MAX_TURNS} before the query"
+            )
+        total = sum(len(turn.content) for turn in turns)
+        if total > MAX_CONVERSATION_CHARS:
+            raise ValueError(
+                f"has {total} characters: at most {MAX_CONVERSATION_CHARS} in all (send the latest turns)"
+            )
+        return turns
+
+    @field_validator("query")
+    @classmethod
+    def _query_has_words(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must contain words, not only spaces")
+        return _storable(value)
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
+        if value is not None and not dt.date(1990, 1, 1) <= value <= dt.date(2100, 12, 31):
+            raise ValueError("must be between 1990-01-01 and 2100-12-31")
+        return value
+
+
+class SearchIn(QuestionIn):
     k: int = Field(5, ge=1, le=50, description="Concepts wanted")
     floor: float | None = Field(
         None,
@@ -43,7 +110,6 @@ class SearchIn(Schema):
         default_factory=list, max_length=23, description="Category slugs to search in"
     )
     include_historical: bool = Field(False, description="Also return historical and upcoming units")
-    as_of: dt.date | None = Field(None, description="Answer as on this date (YYYY-MM-DD)")
     token_budget: int = Field(
         8000, ge=100, le=100_000, description="Tokens for the assembled context"
     )
@@ -52,30 +118,10 @@ class SearchIn(Schema):
     )
     hybrid: bool | None = Field(None, description="Fuse full-text ranks with vector ranks")
 
-    @field_validator("query")
+    @field_validator("categories")
     @classmethod
-    def _query_has_words(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must contain words, not only spaces")
-        return value
-
-    @field_validator("query", "categories")
-    @classmethod
-    def _storable_text(cls, value: str | list[str]) -> str | list[str]:
-        # PostgreSQL text cannot hold them: refused here, not by the database.
-        for text in [value] if isinstance(value, str) else value:
-            if "\x00" in text:
-                raise ValueError("must not contain a NUL byte")
-            if not text.isascii() and not _encodable(text):
-                raise ValueError("must be valid Unicode (no lone surrogates)")
-        return value
-
-    @field_validator("as_of")
-    @classmethod
-    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
-        if value is not None and not dt.date(1990, 1, 1) <= value <= dt.date(2100, 12, 31):
-            raise ValueError("must be between 1990-01-01 and 2100-12-31")
-        return value
+    def _storable_categories(cls, value: list[str]) -> list[str]:
+        return [_storable(text) for text in value]
 
     @model_validator(mode="after")
     def _floor_not_above_quality(self) -> SearchIn:
@@ -86,6 +132,15 @@ class SearchIn(Schema):
         if self.min_results > self.k:
             raise ValueError("min_results must not be above k")
         return self
+
+
+def _storable(text: str) -> str:
+    # PostgreSQL text cannot hold them: refused here, not by the database.
+    if "\x00" in text:
+        raise ValueError("must not contain a NUL byte")
+    if not text.isascii() and not _encodable(text):
+        raise ValueError("must be valid Unicode (no lone surrogates)")
+    return text
 
 
 def _encodable(text: str) -> bool:
@@ -158,7 +213,36 @@ class ConceptHitOut(Out):
     score: float
     score_parts: ScorePartsOut
     below_quality: bool
+    found_by: str = Field(description="Which of the question's searches found it")
     sources: list[SourceGroupOut]
+
+
+class SearchPlanOut(Out):
+    text: str
+    origin: str
+
+
+class AsOfOut(Out):
+    date: dt.date
+    reason: str
+    phrase: str | None = None
+
+
+class AnalysisOut(Out):
+    """How the question was understood before it was searched."""
+
+    turn_type: Literal["new", "follow_up", "clarification"]
+    scope: Literal["topic", "life_situation"]
+    topic_shift: bool
+    entities: dict
+    standalone_query: str
+    strategy: Literal["none", "specific", "broad"]
+    sub_queries: list[str]
+    life_event: str | None
+    analysed_by: str = Field(description="'heuristic' (rules, no model) or the model's name")
+    fallback: str = Field(description="Why a model's analysis was not used, when it was not")
+    searches: list[SearchPlanOut]
+    as_of: AsOfOut
 
 
 class SearchOut(Out):
@@ -172,6 +256,7 @@ class SearchOut(Out):
     context: str
     context_tokens: int
     timings_ms: dict[str, float]
+    analysis: AnalysisOut
 
 
 class ErrorOut(Out):

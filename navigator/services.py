@@ -231,11 +231,34 @@ def tool_definition() -> dict:
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "The question in plain words"},
+                    "query": {
+                        "type": "string",
+                        "description": "The user's latest question, in their own words",
+                    },
+                    "conversation": {
+                        "type": "array",
+                        "description": (
+                            "The turns before `query`, oldest first (at most 12, 8000 characters "
+                            "in all), so that a follow-up such as 'and for a Junior one?' is "
+                            "understood. Omit for a first question."
+                        ),
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "role": {"type": "string", "enum": ["user", "assistant"]},
+                                "content": {"type": "string"},
+                            },
+                            "required": ["role", "content"],
+                            "additionalProperties": False,
+                        },
+                    },
                     "as_of": {
                         "type": "string",
                         "format": "date",
-                        "description": "Date the answer should hold on (YYYY-MM-DD); omit for today",
+                        "description": (
+                            "Date the answer should hold on (YYYY-MM-DD); omit for a date "
+                            "named in the question ('in 2018/19'), else today"
+                        ),
                     },
                     "categories": {
                         "type": "array",

@@ -18,6 +18,7 @@ from knowledge.retrieval.search import (
     SearchParams,
     SearchResult,
     concept_search,
+    source_urls,
     thresholds_for_model,
 )
 from knowledge.retrieval.sql import (
@@ -43,6 +44,7 @@ __all__ = [
     "nearest_concepts",
     "nearest_units",
     "side_sessions_close",
+    "source_urls",
     "thresholds_for_model",
     "tune_index_scans",
     "vector_literal",

@@ -116,7 +116,7 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
         thresholds=thresholds, day=day,
     )  # fmt: skip
     context, tokens = assemble_context(hits, budget=params.token_budget, day=day)
-    sources = _source_urls(hits)
+    sources = source_urls(hits)
     timings["assemble"] = _ms(step)
     timings["total"] = _ms(started)
     return SearchResult(
@@ -155,7 +155,7 @@ def _candidates(params: SearchParams, vector_text: str, *, floor: float, hybrid:
     return concepts_found(), unit_rows, text_rows
 
 
-def _source_urls(hits: list[ConceptHit]) -> list[str]:
+def source_urls(hits: list[ConceptHit]) -> list[str]:
     """Every page the shown units come from or are also found in, in order of first mention."""
     return list(
         dict.fromkeys(

@@ -2,65 +2,13 @@
 
 import datetime as dt
 import json
-from pathlib import Path
 
 import pytest
 from django.db import connection
 
 from knowledge.models import AtomicUnit, Source
-from knowledge.services import ingest
-from knowledge.services.embed import concepts_embed, units_embed
-from knowledge.services.extract import snapshot_extract
-from knowledge.services.taxonomy import taxonomy_load_file
 from navigator.models import QueryLog
 from navigator.services import api_token_create, api_token_revoke
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "govuk"
-KNOWLEDGE_TABLES = (
-    "knowledge_source, knowledge_pagesnapshot, knowledge_atomicunit, knowledge_extractionrun, "
-    "knowledge_extractionjob, knowledge_extractionitem, knowledge_qualityflag, knowledge_ingestjob, "
-    "knowledge_ingestitem, knowledge_snapshotlink, knowledge_category, knowledge_concept, "
-    "knowledge_conceptalias"
-)
-
-
-@pytest.fixture(scope="module")
-def kb(django_db_setup, django_db_blocker):
-    """Taxonomy + the fixture pages, ingested, extracted (heuristic) and embedded, once."""
-    with django_db_blocker.unblock():
-        taxonomy_load_file()
-        job = ingest.directory_job_create(root=FIXTURES)
-        for ref in job.refs:
-            ingest.ingest_item_run(job_id=job.pk, ref=ref)
-        concepts_embed()
-        for source in Source.objects.all():
-            for snapshot in source.snapshots.all():
-                snapshot_extract(snapshot_id=snapshot.pk)
-        units_embed()
-        yield
-        with connection.cursor() as cursor:
-            cursor.execute(f"TRUNCATE {KNOWLEDGE_TABLES} RESTART IDENTITY CASCADE")
-
-
-@pytest.fixture
-def token(db):
-    return api_token_create(name="test app")
-
-
-@pytest.fixture
-def api(client, token):
-    headers = {"HTTP_AUTHORIZATION": f"Bearer {token[1]}"}
-
-    class Api:
-        def search(self, **body):
-            return client.post(
-                "/api/v1/search", json.dumps(body), content_type="application/json", **headers
-            )
-
-        def get(self, path):
-            return client.get(f"/api/v1{path}", **headers)
-
-    return Api()
 
 
 def test_search_answers_with_concepts_units_by_source_and_citations(kb, api):
@@ -430,7 +378,6 @@ def test_an_experts_sign_off_and_its_revert_reach_the_api(kb, api, expert):
 
 
 def test_a_concepts_sign_offs_are_read_in_one_query_however_many_are_signed(kb, api, expert):
-    from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     from curation.services.signoff import unit_signoff, unit_signoff_revert
