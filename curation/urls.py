@@ -6,6 +6,7 @@ from curation.views import (
     changes,
     decisions,
     flags,
+    glossary,
     jobs,
     review,
     snapshot,
@@ -103,6 +104,18 @@ urlpatterns = [
         "taxonomy/bootstrap/<slug:slug>/reextract/",
         bootstrap.bootstrap_reextract,
         name="taxonomy-bootstrap-reextract",
+    ),
+    path("taxonomy/glossary/", glossary.glossary, name="taxonomy-glossary"),
+    path(
+        "taxonomy/glossary/<slug:kind>/add/",
+        glossary.vocabulary_change,
+        {"action": "add"},
+        name="taxonomy-glossary-add",
+    ),
+    path(
+        "taxonomy/glossary/<slug:kind>/<int:record_id>/<slug:action>/",
+        glossary.vocabulary_change,
+        name="taxonomy-glossary-change",
     ),
     path("taxonomy/changes/", changes.taxonomy_changes, name="taxonomy-changes"),
     path(

@@ -28,6 +28,8 @@ from knowledge.models import (
     Concept,
     ConceptAlias,
     ExtractionItem,
+    GlossaryTerm,
+    LifeEvent,
     QualityFlag,
     UnitSighting,
 )
@@ -41,6 +43,8 @@ RECORD_KINDS: dict[str, type[models.Model]] = {
     "concept": Concept,
     "category": Category,
     "alias": ConceptAlias,
+    "glossary_term": GlossaryTerm,
+    "life_event": LifeEvent,
     "judgement": AuditJudgement,
     "sample": AuditSample,
 }
@@ -215,7 +219,10 @@ def _write_fields(records: dict, values: dict) -> None:
             if instance._state.adding:
                 instance.save(force_insert=True)
             else:
-                instance.save(update_fields=[instance._meta.get_field(n).name for n in fields])
+                named = [instance._meta.get_field(n).name for n in fields]
+                # auto_now fields too, so that readers keyed on change times see the revert
+                touched = [f.name for f in instance._meta.fields if getattr(f, "auto_now", False)]
+                instance.save(update_fields=[*named, *touched])
 
 
 def _from_json(field: models.Field, value):

@@ -19,7 +19,15 @@ from knowledge.models import AtomicUnit, Concept, ConceptAlias, taxonomy_id_vali
 from knowledge.services.units import concept_ordinals_renumber
 
 EDIT_PERMISSION = "knowledge.change_concept"
-EDITOR_ACTIONS = ("unit.", "concept.", "triage.", "flag.", "dedup.")
+EDITOR_ACTIONS = (
+    "unit.",
+    "concept.",
+    "triage.",
+    "flag.",
+    "dedup.",
+    "glossary_term.",
+    "life_event.",
+)
 PLACEMENT_FIELDS = ("concept", "ordinal")
 CONCEPT_TEXT_FIELDS = ("name", "description")
 ALIAS_FIELDS = ("alias", "concept")
