@@ -1,6 +1,9 @@
 """Retrieval evaluation over questions in the format of ../shared/eval/dev_questions.jsonl,
 scored as that folder's README says: recall@1/3/5 and MRR@5 by gold page, strict recall by
-span, outcome accuracy, by kind and category, with latency and a score-distribution plot."""
+span, outcome accuracy, aspect coverage@10 of broad questions, by kind and category, with
+latency and a score-distribution plot. Questions go through the question search (analysis,
+conversation, expansion), or, with `analysed=False`, the caller's words alone, as before
+the analysis step existed."""
 
 from __future__ import annotations
 
@@ -17,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from knowledge.evaluation.gold import error_text
 from knowledge.models import AtomicUnit
 from knowledge.parsing import normalise_inline
-from knowledge.retrieval import SearchParams, concept_search
+from knowledge.providers.types import ConversationTurn
+from knowledge.query.search import question_search
+from knowledge.retrieval import SearchParams, SearchResult, concept_search
 
 REFUSALS = ("no_match", "low_confidence")
 
@@ -41,6 +46,18 @@ class GoldPassage(_QuestionFileModel):
     part_url: str | None = None
 
 
+class Turn(_QuestionFileModel):
+    role: str
+    content: str
+
+
+class Aspect(_QuestionFileModel):
+    """One topic a good answer to a broad question covers (README: `aspects`)."""
+
+    name: str
+    gold: tuple[GoldPassage, ...]
+
+
 class DevQuestion(_QuestionFileModel):
     """One line of the question file: the fields retrieval scoring reads (README: Questions)."""
 
@@ -51,6 +68,8 @@ class DevQuestion(_QuestionFileModel):
     kind: str = ""
     category: str = ""
     as_of: date | None = None
+    conversation: tuple[Turn, ...] = ()
+    aspects: tuple[Aspect, ...] = ()
 
 
 @dataclass
@@ -65,6 +84,8 @@ class QuestionResult:
     strict_rank: int | None
     milliseconds: float
     scores: list[tuple[float, bool]] = field(default_factory=list)  # (score, relevant)
+    aspects_covered: list[bool] = field(default_factory=list)
+    turn_type: str = ""
 
 
 def load_questions(path: Path) -> list[DevQuestion]:
@@ -109,18 +130,52 @@ def span_overlaps(span: str, text: str) -> bool:
     return bool(span_tokens) and sum(t in text_tokens for t in span_tokens) * 2 >= len(span_tokens)
 
 
-def evaluate_question(question: DevQuestion, **overrides) -> QuestionResult:
-    result = concept_search(
-        params=SearchParams(query=question.question, k=5, as_of=question.as_of, **overrides)
+def evaluate_question(
+    question: DevQuestion, *, analysed: bool = True, **overrides
+) -> QuestionResult:
+    result, turn_type = _searched(question, k=5, analysed=analysed, **overrides)
+    rank, strict_rank, scores = _ranks(result, question.gold)
+    covered = []
+    if question.aspects:
+        wide, _ = _searched(question, k=10, analysed=analysed, **overrides)
+        covered = [_covers(wide, aspect.gold) for aspect in question.aspects]
+    return QuestionResult(
+        id=question.id, kind=question.kind, category=question.category,
+        answerable=question.answerable, outcome=result.outcome, reasons=result.reasons,
+        rank=rank, strict_rank=strict_rank, milliseconds=result.timings_ms.get("total", 0.0),
+        scores=scores, aspects_covered=covered, turn_type=turn_type,
+    )  # fmt: skip
+
+
+def _searched(
+    question: DevQuestion, *, k: int, analysed: bool, **overrides
+) -> tuple[SearchResult, str]:
+    params = SearchParams(query=question.question, k=k, as_of=question.as_of, **overrides)
+    if not analysed:
+        return concept_search(params=params), ""
+    turns = [ConversationTurn(turn.role, turn.content) for turn in question.conversation]
+    found = question_search(params=params, conversation=turns)
+    return found.result, found.analysis.turn_type
+
+
+def _covers(result: SearchResult, gold: tuple[GoldPassage, ...]) -> bool:
+    wanted = set().union(*(_passage_urls(passage) for passage in gold))
+    return any(
+        {normal_url(u.unit.source.url), normal_url(u.part_url)} & wanted
+        for hit in result.concepts
+        for u in hit.units
     )
-    gold_urls = [_passage_urls(passage) for passage in question.gold]
+
+
+def _ranks(result: SearchResult, gold: tuple[GoldPassage, ...]):
+    gold_urls = [_passage_urls(passage) for passage in gold]
     rank = strict_rank = None
     scores = []
     for position, hit in enumerate(result.concepts, start=1):
         relevant = strict = False
         for unit_hit in hit.units:
             urls = {normal_url(unit_hit.unit.source.url), normal_url(unit_hit.part_url)}
-            for passage, passage_urls in zip(question.gold, gold_urls, strict=True):
+            for passage, passage_urls in zip(gold, gold_urls, strict=True):
                 if urls & passage_urls:
                     relevant = True
                     strict = strict or _unit_quotes(unit_hit.unit, passage.span)
@@ -129,11 +184,7 @@ def evaluate_question(question: DevQuestion, **overrides) -> QuestionResult:
         if strict and strict_rank is None:
             strict_rank = position
         scores.append((hit.score, relevant))
-    return QuestionResult(
-        id=question.id, kind=question.kind, category=question.category,
-        answerable=question.answerable, outcome=result.outcome, reasons=result.reasons,
-        rank=rank, strict_rank=strict_rank, milliseconds=result.timings_ms.get("total", 0.0), scores=scores,
-    )  # fmt: skip
+    return rank, strict_rank, scores
 
 
 def _passage_urls(passage: GoldPassage) -> set[str]:
@@ -157,6 +208,10 @@ def summarise(results: list[QuestionResult]) -> dict:
         "false_low_confidence": sum(r.outcome == "low_confidence" for r in answerable),
         "latency_ms": _latency([r.milliseconds for r in results]),
         "by_kind": {k: _recall_block(v) for k, v in _group(answerable, "kind").items()},
+        "outcome_by_kind": {
+            k: _share([_outcome_right(r) for r in v]) for k, v in _group(results, "kind").items()
+        },
+        "aspect_coverage@10": _aspect_block(results),
         "by_category": {k: _recall_block(v) for k, v in _group(answerable, "category").items()},
         "misses": [
             {"id": r.id, "rank": r.rank, "outcome": r.outcome, "reasons": r.reasons}
@@ -166,6 +221,17 @@ def summarise(results: list[QuestionResult]) -> dict:
         ],
     }
     return report
+
+
+def _aspect_block(results: list[QuestionResult]) -> dict:
+    broad = [r for r in results if r.aspects_covered]
+    flags = [flag for r in broad for flag in r.aspects_covered]
+    return {
+        "questions": len(broad),
+        "aspects": len(flags),
+        "covered": _share(flags),
+        "per_question": {r.id: f"{sum(r.aspects_covered)}/{len(r.aspects_covered)}" for r in broad},
+    }
 
 
 def _outcome_right(result: QuestionResult) -> bool:

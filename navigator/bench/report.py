@@ -52,6 +52,12 @@ def _latency_table(lat: Latencies, *, write: Write) -> None:
             write(f"{name:<44} {len(ms):>5} {p50(ms):>8.2f} {p95(ms):>8.2f} {p95(ms) / raw95:>18.2f}")  # fmt: skip
     stages = [f"{stage} {p50(ms):.2f}" for stage, ms in lat.service_stages_ms.items()]
     write(f"service stages, p50 ms: {', '.join(stages)}")
+    for name, ms in (
+        ("query analysis inside the endpoint", lat.analysis_ms),
+        ("heuristic analysis alone, in conversation, full glossary", lat.analysis_alone_ms),
+    ):
+        if ms:
+            write(f"{name}: p50 {p50(ms):.3f} ms, p95 {p95(ms):.3f} ms (n={len(ms)})")
     if lat.embed_ms:
         write(f"embedding inside the request: p50 {p50(lat.embed_ms):.2f} ms, p95 {p95(lat.embed_ms):.2f} ms")  # fmt: skip
 

@@ -10,14 +10,18 @@ import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 import numpy as np
 from django.db import transaction
+from django.utils import timezone
 
 from knowledge import retrieval
 from knowledge.embeddings import get_embedder
+from knowledge.providers import HeuristicProvider
+from knowledge.providers.types import ConversationTurn
+from knowledge.query.vocabulary import taxonomy_file_vocabulary
 from navigator.bench.draws import BenchQueries
 from navigator.bench.options import BenchOptions, Progress
 from navigator.bench.serve import ServedApi, api_served
@@ -39,6 +43,10 @@ class Latencies:
     endpoint_ms: list[float]  # the endpoint's own `timings_ms.http`, embedding excluded
     embed_ms: list[float]  # the model's share of the embedding-included requests
     service_stages_ms: dict[str, list[float]]  # concept_search's own timings
+    # The query analysis inside the endpoint (vocabulary check included), and the heuristic
+    # analysis alone with the project's whole glossary and life-event map, in conversation.
+    analysis_ms: list[float] = field(default_factory=list)
+    analysis_alone_ms: list[float] = field(default_factory=list)
     api_peak_mb: float = float("nan")  # the largest API worker's peak resident size
     api_model_peak_mb: float = float("nan")  # the same with the embedding model loaded
 
@@ -78,6 +86,7 @@ def latencies_measure(
             for timed_pass in passes[turn:] + passes[:turn]:
                 timed_pass()
         result.api_peak_mb = server.workers_peak_mb()
+    result.analysis_alone_ms = analysis_alone_measure(queries.texts, repeats=options.repeats)
     if options.embedded_queries:
         progress(f"  HTTP with the local embedder ({options.embedded_queries} queries)")
         with _api_client(dict(pairs), embed=True) as (client, server):
@@ -104,6 +113,7 @@ def _http_pass(result: Latencies, pairs: list, *, client: httpx.Client) -> None:
         elapsed, stages = _http_timings(client, text=text)
         result.http_ms.append(elapsed)
         result.endpoint_ms.append(stages["http"])
+        result.analysis_ms.append(stages["analysis"])
 
 
 def _http_embedded_pass(result: Latencies, texts: list[str], *, client: httpx.Client) -> None:
@@ -113,6 +123,24 @@ def _http_embedded_pass(result: Latencies, texts: list[str], *, client: httpx.Cl
         elapsed, stages = _http_timings(client, text=text)
         result.http_embedded_ms.append(elapsed)
         result.embed_ms.append(stages["embed"])
+
+
+def analysis_alone_measure(texts: list[str], *, repeats: int) -> list[float]:
+    """The heuristic analysis of each text as the next turn of a conversation (the text
+    before it as the earlier question), with the vocabulary of the project's taxonomy file."""
+    vocabulary = taxonomy_file_vocabulary()
+    provider = HeuristicProvider()
+    today = timezone.localdate()
+    timings = []
+    for _ in range(repeats):
+        for earlier, text in zip(texts, texts[1:], strict=False):
+            turns = [ConversationTurn("user", earlier), ConversationTurn("assistant", "It is.")]
+            started = time.perf_counter()
+            provider.analyse_query(
+                query=text, conversation=turns, vocabulary=vocabulary, today=today
+            )
+            timings.append(_ms_since(started))
+    return timings
 
 
 def _ms_since(started: float) -> float:

@@ -34,14 +34,26 @@ class Command(BaseCommand):
         parser.add_argument(
             "--compare", action="store_true", help="also compare scoring modes and hybrid"
         )
+        parser.add_argument(
+            "--no-analysis",
+            action="store_true",
+            help="search the caller's words alone (no analysis, conversation or expansion)",
+        )
+        parser.add_argument(
+            "--baseline",
+            action="store_true",
+            help="also run without the analysis and print both, by kind, side by side",
+        )
 
-    def handle(self, *args, file, json: bool, plot, compare, **options):
+    def handle(self, *args, file, json: bool, plot, compare, no_analysis, baseline, **options):
         try:
             questions = load_questions(file)
         except QuestionFileError as exc:
             raise CommandError(str(exc)) from exc
-        results = [evaluate_question(q) for q in tqdm(questions, unit="q", file=self.stderr._out)]
-        report = summarise(results)
+        report = self._run(questions, analysed=not no_analysis)
+        if baseline:
+            report["baseline"] = self._run(questions, analysed=False)
+        results = report.pop("_results")
         thresholds = thresholds_for_model(get_embedder().name)
         report["plot"] = str(
             plot_scores(
@@ -52,11 +64,23 @@ class Command(BaseCommand):
             report["comparison"] = self._compare(questions)
         self.stdout.write(self._dumps(report) if json else self._text(report))
 
+    def _run(self, questions, *, analysed: bool) -> dict:
+        label = "analysed" if analysed else "words alone"
+        progress = tqdm(questions, unit="q", desc=label, file=self.stderr._out)
+        results = [evaluate_question(q, analysed=analysed) for q in progress]
+        report = summarise(results)
+        report.pop("_results", None)
+        report["_results"] = results
+        return report
+
     def _compare(self, questions):
-        rows = {}
+        rows = {}  # the caller's words alone: these compare the ranking, not the analysis
         for mode in ("concept", "units", "both"):
             for hybrid in (False, True):
-                results = [evaluate_question(q, mode=mode, hybrid=hybrid) for q in questions]
+                results = [
+                    evaluate_question(q, analysed=False, mode=mode, hybrid=hybrid)
+                    for q in questions
+                ]
                 summary = summarise(results)
                 rows[f"{mode}{'+text' if hybrid else ''}"] = {
                     **{
@@ -69,7 +93,38 @@ class Command(BaseCommand):
 
     @staticmethod
     def _dumps(report):
+        report.get("baseline", {}).pop("_results", None)
         return json.dumps(report, indent=2, default=str)
+
+    @staticmethod
+    def _kind_table(report: dict, baseline: dict | None) -> list[str]:
+        """Per kind: recall@5, MRR@5 and outcome accuracy, with the run without analysis
+        beside each when there is one."""
+
+        def pair(now, then):
+            return f"{then:.3f} → {now:.3f}" if then is not None else f"{now:.3f}"
+
+        lines = ["kind           n   r@5 (words alone → analysed)  MRR@5            outcome"]
+        for kind, block in report["by_kind"].items():
+            before = (baseline or {}).get("by_kind", {}).get(kind)
+            outcome = report["outcome_by_kind"].get(kind, 0.0)
+            outcome_before = (baseline or {}).get("outcome_by_kind", {}).get(kind)
+            lines.append(
+                f"{kind:<13} {block['n']:>3}   {pair(block['recall@5'], before and before['recall@5']):<28}"
+                f"  {pair(block['mrr@5'], before and before['mrr@5']):<15}  {pair(outcome, outcome_before)}"
+            )
+        for kind, share in report["outcome_by_kind"].items():
+            if kind not in report["by_kind"]:
+                before = (baseline or {}).get("outcome_by_kind", {}).get(kind)
+                lines.append(f"{kind:<13} (unanswerable only)  outcome {pair(share, before)}")
+        coverage = report["aspect_coverage@10"]
+        then = (baseline or {}).get("aspect_coverage@10", {}).get("covered")
+        lines.append(
+            f"broad aspect coverage@10 ({coverage['questions']} questions, {coverage['aspects']} aspects): "
+            f"{pair(coverage['covered'], then)}  "
+            + " ".join(f"{q}={v}" for q, v in coverage["per_question"].items())
+        )
+        return lines
 
     def _text(self, report) -> str:
         a = report["answerable"]
@@ -80,10 +135,7 @@ class Command(BaseCommand):
             f"outcome accuracy {report['outcome_accuracy']:.3f}; unanswerable refused {report['unanswerable_refused']:.3f}; "
             f"answerable ok {report['answerable_ok']:.3f} (false refusals {report['false_refusals']}, low confidence {report['false_low_confidence']})",
             f"latency ms p50 {report['latency_ms'].get('p50')}  p95 {report['latency_ms'].get('p95')} (query embedding included)",
-            "by kind: "
-            + "; ".join(
-                f"{k} r@5 {v['recall@5']:.2f} (n={v['n']})" for k, v in report["by_kind"].items()
-            ),
+            *self._kind_table(report, report.get("baseline")),
             "by category: "
             + "; ".join(f"{k} {v['recall@5']:.2f}" for k, v in report["by_category"].items()),
             "misses: "
