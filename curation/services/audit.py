@@ -165,8 +165,10 @@ def _check_places_free(concept_ids: Iterable[int], *, restored: set[str]) -> Non
 
 
 def _target_of(event: AuditEvent) -> models.Model:
+    """The event's target; when reverting its creation deleted it, a stand-in with its id
+    (the revert's record names what it removed)."""
     model = next(m for m in RECORD_KINDS.values() if m._meta.model_name == event.target_type)
-    return model.objects.get(pk=event.target_id)
+    return model.objects.filter(pk=event.target_id).first() or model(pk=event.target_id)
 
 
 def _locked_records(touched: dict) -> dict[str, dict[str, models.Model | None]]:

@@ -442,3 +442,36 @@ def test_a_life_event_added_on_the_screen_expands_its_broad_question(editor_clie
     assert search_texts(question) == [question]
     page_of(editor_client.post(add_url("life-events"), NEW_EVENT, **HTMX))
     assert "boat stamp duty" in search_texts(question)
+
+
+def test_a_glossary_change_is_reverted_and_the_next_search_sees_the_revert(editor, vocab):
+    from curation.services.taxonomy import taxonomy_change_revert
+
+    created = services.glossary_term_create(term="XQJ", means="Junior ISA", user=editor)
+    assert any("Junior ISA" in text for text in search_texts("Can I open an XQJ?"))
+    edited = services.glossary_term_update(
+        term_id=GlossaryTerm.objects.get(term="XQJ").pk, term="XQJ", means="Lifetime ISA", match_case=False,
+        concept_id=None, category_id=None, user=editor,
+    )  # fmt: skip
+    assert any("Lifetime ISA" in text for text in search_texts("Can I open an XQJ?"))
+
+    taxonomy_change_revert(event_id=edited.pk, user=editor)
+    texts = search_texts("Can I open an XQJ?")
+    assert any("Junior ISA" in text for text in texts)
+    assert not any("Lifetime ISA" in text for text in texts)
+    taxonomy_change_revert(event_id=created.pk, user=editor)
+    assert search_texts("Can I open an XQJ?") == ["Can I open an XQJ?"]
+    assert not GlossaryTerm.objects.filter(term="XQJ").exists()
+
+
+def test_a_life_event_change_is_reverted(editor, vocab):
+    from curation.services.taxonomy import taxonomy_change_revert
+
+    event = vocab["event"]
+    changed = services.life_event_update(
+        life_event_id=event.pk, name=event.name, triggers=event.triggers,
+        searches=["llama feed costs", "llama insurance", "llama vet bills"], user=editor,
+    )  # fmt: skip
+    taxonomy_change_revert(event_id=changed.pk, user=editor)
+    event.refresh_from_db()
+    assert event.searches == LLAMA_SEARCHES
