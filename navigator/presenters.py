@@ -124,6 +124,7 @@ def search_payload(answered) -> dict:
     return {
         "outcome": result.outcome,
         "reasons": result.reasons,
+        "confidence": result.confidence,
         "as_of": result.as_of,
         "mode": result.mode,
         "thresholds": result.thresholds,

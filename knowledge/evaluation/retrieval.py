@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knowledge.evaluation.gold import error_text
+from knowledge.evaluation.outcome_fit import Labelled
 from knowledge.models import AtomicUnit
 from knowledge.parsing import normalise_inline
 from knowledge.providers.types import ConversationTurn
@@ -86,6 +87,8 @@ class QuestionResult:
     scores: list[tuple[float, bool]] = field(default_factory=list)  # (score, relevant)
     aspects_covered: list[bool] = field(default_factory=list)
     turn_type: str = ""
+    signals: dict[str, float] = field(default_factory=dict)
+    group: str = ""  # cross-validation folds keep a group together: the gold page, or topic
 
 
 def load_questions(path: Path) -> list[DevQuestion]:
@@ -143,8 +146,30 @@ def evaluate_question(
         id=question.id, kind=question.kind, category=question.category,
         answerable=question.answerable, outcome=result.outcome, reasons=result.reasons,
         rank=rank, strict_rank=strict_rank, milliseconds=result.timings_ms.get("total", 0.0),
-        scores=scores, aspects_covered=covered, turn_type=turn_type,
+        scores=scores, aspects_covered=covered, turn_type=turn_type, signals=result.signals,
+        group=_fold_group(question),
     )  # fmt: skip
+
+
+def _fold_group(question: DevQuestion) -> str:
+    """A page's questions stay on one side of a split; unanswerable ones by their topic."""
+    if question.gold:
+        return normal_url(question.gold[0].url)
+    return f"unanswerable:{question.category}"
+
+
+def labelled(results: list[QuestionResult]) -> list[Labelled]:
+    return [
+        Labelled(
+            id=r.id,
+            kind=r.kind,
+            group=r.group,
+            answerable=r.answerable,
+            signals=r.signals,
+            below_quality_only=r.reasons == ["below_quality"],
+        )  # fmt: skip
+        for r in results
+    ]
 
 
 def _searched(
@@ -210,6 +235,13 @@ def summarise(results: list[QuestionResult]) -> dict:
         "by_kind": {k: _recall_block(v) for k, v in _group(answerable, "kind").items()},
         "outcome_by_kind": {
             k: _share([_outcome_right(r) for r in v]) for k, v in _group(results, "kind").items()
+        },
+        "refusals_by_kind": {
+            k: {
+                "false_refusals": _share([r.outcome != "ok" for r in v if r.answerable]),
+                "wrong_answers": _share([r.outcome == "ok" for r in v if not r.answerable]),
+            }
+            for k, v in _group(results, "kind").items()
         },
         "aspect_coverage@10": _aspect_block(results),
         "by_category": {k: _recall_block(v) for k, v in _group(answerable, "category").items()},

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from knowledge.models import AtomicUnit
+from knowledge.retrieval.confidence import outcome_model, outcome_signals
 from knowledge.retrieval.hits import TopicFacts
 from knowledge.temporal import TemporalStatus
 from knowledge.textfacts import STOPWORDS
@@ -21,7 +23,45 @@ NO_FACTS_GAP = 0.30  # the topic beats every concept that holds facts by this mu
 TOPIC_WORDS_SHARE = 2 / 3
 
 
-def decide_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thresholds, day):
+# Reasons that say the facts are not there (no_match); the others say they may be, unsure.
+_ABSENT = ("out_of_scope", "nothing_above_floor", "no_rule_in_force_on_date", "only_historical", "no_facts_for_concept")  # fmt: skip
+
+
+@dataclass
+class Decision:
+    outcome: str
+    reasons: list[str]
+    confidence: float | None  # None without a fitted model: the typed rules decided alone
+    signals: dict[str, float]
+
+
+def decide_outcome(*, params, hits, topic, concept_rows, thresholds, day) -> Decision:
+    """The typed rules' reading, weighed by the fitted model's confidence when there is one:
+    at or above the model's threshold the search answers `ok`; below it, it refuses with the
+    rules' reason (`not_confident` when no rule objects). Facts that are all below quality
+    stay `low_confidence` whatever the confidence."""
+    outcome, reasons = typed_outcome(
+        params=params, hits=hits, topic=topic, concept_rows=concept_rows,
+        thresholds=thresholds, day=day,
+    )  # fmt: skip
+    signals = outcome_signals(
+        question=params.query, hits=hits, topic=topic, concept_rows=concept_rows, day=day,
+        dated=params.as_of is not None, rule_reasons=reasons,
+    )  # fmt: skip
+    model = outcome_model()
+    if model is None:
+        return Decision(outcome, reasons, None, signals)
+    confidence = model.confidence(signals)
+    if reasons == ["below_quality"]:
+        return Decision("low_confidence", reasons, confidence, signals)
+    if confidence >= model.threshold:
+        return Decision("ok", [], confidence, signals)
+    reasons = reasons or ["not_confident"]
+    refusal = "no_match" if reasons[0] in _ABSENT else "low_confidence"
+    return Decision(refusal, reasons, confidence, signals)
+
+
+def typed_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thresholds, day):
     """ok / low_confidence / no_match with machine-readable reasons, from the taxonomy (what
     topics exist), the units (what is known, and when) and the similarities together.
 

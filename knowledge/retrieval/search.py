@@ -65,6 +65,8 @@ class SearchResult:
     thresholds: dict[str, float]
     as_of: dt.date
     mode: str
+    confidence: float | None = None
+    signals: dict[str, float] = field(default_factory=dict)
 
 
 def thresholds_for_model(model: str) -> dict[str, float]:
@@ -111,7 +113,7 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
     timings["units"] = _ms(step)
 
     step = time.perf_counter()
-    outcome, reasons = decide_outcome(
+    decision = decide_outcome(
         params=params, hits=hits, topic=topic, concept_rows=concept_rows,
         thresholds=thresholds, day=day,
     )  # fmt: skip
@@ -120,8 +122,10 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
     timings["assemble"] = _ms(step)
     timings["total"] = _ms(started)
     return SearchResult(
-        outcome=outcome,
-        reasons=reasons,
+        outcome=decision.outcome,
+        reasons=decision.reasons,
+        confidence=decision.confidence,
+        signals=decision.signals,
         concepts=hits,
         sources=sources,
         context=context,

@@ -1,4 +1,5 @@
 import json
+import math
 from pathlib import Path
 
 from django.conf import settings
@@ -6,9 +7,16 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from knowledge.embeddings import get_embedder
+from knowledge.evaluation.outcome_fit import (
+    cross_validate,
+    model_fit,
+    model_write,
+    plot_reliability,
+)
 from knowledge.evaluation.retrieval import (
     QuestionFileError,
     evaluate_question,
+    labelled,
     load_questions,
     plot_scores,
     summarise,
@@ -45,12 +53,34 @@ class Command(BaseCommand):
             help="also run without the analysis and print both, by kind, side by side",
         )
 
+        parser.add_argument(
+            "--cv",
+            action="store_true",
+            help="cross-validate the ok/refuse decision (folds grouped by gold page)",
+        )
+        parser.add_argument(
+            "--write-model",
+            action="store_true",
+            help="with --cv: fit the decision on all questions and write the model file",
+        )
+        parser.add_argument(
+            "--floors",
+            default="",
+            help="fail (exit 1) below any of these, e.g. recall@5=0.95,refused=0.85,"
+            "false_refusals_max=0.12,follow_up=0.85,aspects=0.85 (refusal figures need --cv)",
+        )
+
     def handle(self, *args, file, json: bool, plot, compare, no_analysis, baseline, **options):
+        floors = _floors(options["floors"])
         try:
             questions = load_questions(file)
         except QuestionFileError as exc:
             raise CommandError(str(exc)) from exc
         report = self._run(questions, analysed=not no_analysis)
+        if options["cv"]:
+            report["cross_validated"] = self._cross_validate(
+                report["_results"], plot=plot, write_model=options["write_model"]
+            )
         if baseline:
             report["baseline"] = self._run(questions, analysed=False)
         results = report.pop("_results")
@@ -63,6 +93,37 @@ class Command(BaseCommand):
         if compare:
             report["comparison"] = self._compare(questions)
         self.stdout.write(self._dumps(report) if json else self._text(report))
+        failures = _below_floors(report, floors)
+        if failures:
+            raise CommandError("regression: " + "; ".join(failures))
+
+    def _cross_validate(self, results, *, plot, write_model: bool) -> dict:
+        items = labelled(results)
+        cv = cross_validate(items)
+        figures = cv.figures(items)
+        figures["reliability_plot"] = str(
+            plot_reliability(items, cv, path=plot.with_name("reliability.png"))
+        )
+        if write_model:
+            figures["model"] = str(model_write(model_fit(items, cv=figures)))
+        return figures
+
+    @staticmethod
+    def _cv_lines(cv: dict) -> list[str]:
+        lines = [
+            f"cross-validated decision ({len(cv['thresholds'])} folds by gold page): false refusals "
+            f"{cv['false_refusals']:.3f}, unanswerable refused {cv['unanswerable_refused']:.3f}, "
+            f"outcome accuracy {cv['outcome_accuracy']:.3f}; fold thresholds {cv['thresholds']}",
+            "  by kind (false refusals / wrong answers): "
+            + "; ".join(
+                f"{kind} {_figure(v['false_refusals'])}/{_figure(v['wrong_answers'])} (n={v['n']})"
+                for kind, v in cv["by_kind"].items()
+            ),
+            f"  reliability plot: {cv['reliability_plot']}",
+        ]
+        if "model" in cv:
+            lines.append(f"  model written: {cv['model']}")
+        return lines
 
     def _run(self, questions, *, analysed: bool) -> dict:
         label = "analysed" if analysed else "words alone"
@@ -136,6 +197,12 @@ class Command(BaseCommand):
             f"answerable ok {report['answerable_ok']:.3f} (false refusals {report['false_refusals']}, low confidence {report['false_low_confidence']})",
             f"latency ms p50 {report['latency_ms'].get('p50')}  p95 {report['latency_ms'].get('p95')} (query embedding included)",
             *self._kind_table(report, report.get("baseline")),
+            "false refusals / wrong answers by kind (as served): "
+            + "; ".join(
+                f"{k} {v['false_refusals']:.2f}/{v['wrong_answers']:.2f}"
+                for k, v in report["refusals_by_kind"].items()
+            ),
+            *(self._cv_lines(report["cross_validated"]) if "cross_validated" in report else []),
             "by category: "
             + "; ".join(f"{k} {v['recall@5']:.2f}" for k, v in report["by_category"].items()),
             "misses: "
@@ -148,3 +215,50 @@ class Command(BaseCommand):
         for name, row in report.get("comparison", {}).items():
             lines.append(f"  {name:<14} " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
         return "\n".join(lines)
+
+
+def _figure(value) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+CV_FIGURES = ("refused", "false_refusals_max")
+FLOOR_NAMES = ("recall@5", "refused", "false_refusals_max", "follow_up", "aspects", "abbreviation")
+
+
+def _floors(text: str) -> dict[str, float]:
+    floors = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = (piece.strip() for piece in part.partition("="))
+        if name not in FLOOR_NAMES:
+            raise CommandError(f"--floors: unknown figure {name!r}; use {', '.join(FLOOR_NAMES)}")
+        try:
+            floors[name] = float(value)
+        except ValueError:
+            raise CommandError(f"--floors: {name} needs a number, not {value!r}") from None
+        if not math.isfinite(floors[name]):
+            raise CommandError(f"--floors: {name} needs a finite number, not {value!r}")
+    return floors
+
+
+def _below_floors(report: dict, floors: dict[str, float]) -> list[str]:
+    """Each figure under its floor (or, for false refusals, over its ceiling), named."""
+    cv = report.get("cross_validated", {})
+    figures = {
+        "recall@5": report["answerable"]["recall@5"],
+        "refused": cv.get("unanswerable_refused"),
+        "false_refusals_max": cv.get("false_refusals"),
+        "follow_up": report["by_kind"].get("follow_up", {}).get("recall@5"),
+        "abbreviation": report["by_kind"].get("abbreviation", {}).get("recall@5"),
+        "aspects": report["aspect_coverage@10"]["covered"],
+    }
+    failures = []
+    for name, floor in floors.items():
+        value = figures[name]
+        if value is None:
+            why = "refusal figures need --cv" if name in CV_FIGURES else "no such questions"
+            failures.append(f"{name}: not measured ({why})")
+        elif name.endswith("_max") and value > floor:
+            failures.append(f"{name}: {value:.3f} above {floor}")
+        elif not name.endswith("_max") and value < floor:
+            failures.append(f"{name}: {value:.3f} below {floor}")
+    return failures
