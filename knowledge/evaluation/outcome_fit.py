@@ -29,6 +29,7 @@ class Labelled:
     answerable: bool
     signals: dict[str, float]
     below_quality_only: bool = False
+    no_topic: bool = False  # the rules found no topic of the taxonomy: refused whatever the model
 
 
 @dataclass
@@ -85,7 +86,7 @@ def _threshold(model, items: list[Labelled], *, target: float) -> float:
 
 
 def _decides_ok(confidence: float, threshold: float, item: Labelled) -> bool:
-    return confidence >= threshold and not item.below_quality_only
+    return confidence >= threshold and not item.below_quality_only and not item.no_topic
 
 
 def cross_validate(

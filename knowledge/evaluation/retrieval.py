@@ -24,6 +24,7 @@ from knowledge.parsing import normalise_inline
 from knowledge.providers.types import ConversationTurn
 from knowledge.query.search import question_search
 from knowledge.retrieval import SearchParams, SearchResult, concept_search
+from knowledge.retrieval.outcome import nothing_near
 
 REFUSALS = ("no_match", "low_confidence")
 
@@ -167,6 +168,7 @@ def labelled(results: list[QuestionResult]) -> list[Labelled]:
             answerable=r.answerable,
             signals=r.signals,
             below_quality_only=r.reasons == ["below_quality"],
+            no_topic=nothing_near(r.reasons, r.signals),
         )  # fmt: skip
         for r in results
     ]

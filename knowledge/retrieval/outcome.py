@@ -23,6 +23,10 @@ NO_FACTS_GAP = 0.30  # the topic beats every concept that holds facts by this mu
 TOPIC_WORDS_SHARE = 2 / 3
 
 
+# Nothing of the taxonomy is near the question at all (no concept above the floor, or no
+# concept and no unit): no weighing of signals makes it answerable. A topic below the scope
+# threshold is only weighed: paraphrases and everyday words fall under it.
+NO_TOPIC = "nothing_above_floor"
 # Reasons that say the facts are not there (no_match); the others say they may be, unsure.
 _ABSENT = ("out_of_scope", "nothing_above_floor", "no_rule_in_force_on_date", "only_historical", "no_facts_for_concept")  # fmt: skip
 
@@ -38,8 +42,9 @@ class Decision:
 def decide_outcome(*, params, hits, topic, concept_rows, thresholds, day) -> Decision:
     """The typed rules' reading, weighed by the fitted model's confidence when there is one:
     at or above the model's threshold the search answers `ok`; below it, it refuses with the
-    rules' reason (`not_confident` when no rule objects). Facts that are all below quality
-    stay `low_confidence` whatever the confidence."""
+    rules' reason (`not_confident` when no rule objects). A question near nothing of the
+    taxonomy stays `no_match`, and facts that are all below quality stay `low_confidence`, whatever the
+    confidence."""
     outcome, reasons = typed_outcome(
         params=params, hits=hits, topic=topic, concept_rows=concept_rows,
         thresholds=thresholds, day=day,
@@ -54,11 +59,17 @@ def decide_outcome(*, params, hits, topic, concept_rows, thresholds, day) -> Dec
     confidence = model.confidence(signals)
     if reasons == ["below_quality"]:
         return Decision("low_confidence", reasons, confidence, signals)
+    if nothing_near(reasons, signals):
+        return Decision("no_match", reasons, confidence, signals)
     if confidence >= model.threshold:
         return Decision("ok", [], confidence, signals)
     reasons = reasons or ["not_confident"]
     refusal = "no_match" if reasons[0] in _ABSENT else "low_confidence"
     return Decision(refusal, reasons, confidence, signals)
+
+
+def nothing_near(reasons: list[str], signals: dict[str, float]) -> bool:
+    return signals.get("topic_similarity", 0.0) == 0.0 or reasons[:1] == [NO_TOPIC]
 
 
 def typed_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thresholds, day):

@@ -415,6 +415,16 @@ def test_confidence_overrides_a_rule_that_would_refuse(monkeypatch):
     assert (decision.outcome, decision.reasons) == ("ok", [])
 
 
+def test_nothing_near_the_question_is_refused_however_confident(monkeypatch):
+    _use_model(monkeypatch, ALWAYS_SURE)
+    search = _search() | {"concept_rows": []}  # no concept above the floor at all
+
+    decision = decide_outcome(**search)
+
+    assert (decision.outcome, decision.reasons) == ("no_match", ["out_of_scope"])
+    assert decision.confidence > 0.99  # reported, but it cannot make an unknown topic known
+
+
 def test_not_confident_refuses_with_the_rules_absence_reason_as_no_match(monkeypatch):
     _use_model(monkeypatch, RULES_DECIDE)
 
