@@ -74,7 +74,8 @@ def concept_resolve(*, taxonomy_id: str):
 
 
 def concept_units(*, concept, as_of, include_historical: bool):
-    """(unit, temporal status) pairs of a concept in ordinal order, current only by default."""
+    """(unit, temporal status) pairs of a concept in ordinal order; by default only units
+    current on `as_of` that their page's current version still stated then."""
 
     units = (
         AtomicUnit.objects.alive()
@@ -85,7 +86,11 @@ def concept_units(*, concept, as_of, include_historical: bool):
         .order_by("ordinal")
     )
     pairs = [(unit, unit.temporal_status_on(as_of).value) for unit in units]
-    return pairs if include_historical else [pair for pair in pairs if pair[1] == "current"]
+    if include_historical:
+        return pairs
+    return [
+        (unit, status) for unit, status in pairs if status == "current" and not unit.unconfirmed_at
+    ]
 
 
 def categories_with_counts():

@@ -44,6 +44,9 @@ def unit_payload(
             "snapshot_date": unit.snapshot.fetched_at,
         },
         "source_url": unit.source.url,
+        "source_status": _source_status(unit.source),
+        "confirmed_on": unit.confirmed_at.date() if unit.confirmed_at else None,
+        "unconfirmed_since": unit.unconfirmed_at.date() if unit.unconfirmed_at else None,
         "also_found_in": also_found_in(unit),
         "part_url": part_url or unit_part_url(unit),
         "provider": unit.provider,
@@ -70,6 +73,11 @@ def signoff_fields(unit: AtomicUnit, signoffs: dict[int, Signoff] | None) -> dic
         "signed_off_by": signoff.by if signoff else None,
         "signed_off_at": signoff.at if signoff else None,
     }
+
+
+def _source_status(source) -> str:
+    """current / changed / gone, as a downstream app needs it (an error is still current)."""
+    return {"changed": "changed", "gone": "gone"}.get(source.status, "current")
 
 
 def also_found_in(unit: AtomicUnit) -> list[str]:

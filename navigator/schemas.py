@@ -177,6 +177,17 @@ class UnitOut(Out):
     temporal_status: str
     evidence: EvidenceOut
     source_url: str
+    source_status: Literal["current", "changed", "gone"] = Field(
+        description="The page: current, changed since it was first read, or gone from gov.uk"
+    )
+    confirmed_on: dt.date | None = Field(
+        None, description="When the page's current version was last found to state this unit"
+    )
+    unconfirmed_since: dt.date | None = Field(
+        None,
+        description="Since when the page's current version no longer states it (not served "
+        "by default until an expert confirms, supersedes or retires it)",
+    )
     also_found_in: list[str] = Field(
         default_factory=list, description="Other pages that state the same unit (merged duplicates)"
     )

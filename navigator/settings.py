@@ -253,6 +253,10 @@ GOVUK_TIMEOUT_SECONDS = env_float("GOVUK_TIMEOUT_SECONDS", 10.0)
 GOVUK_REQUESTS_PER_SECOND = env_float("GOVUK_REQUESTS_PER_SECOND", 5.0)
 GOVUK_CONCURRENCY = env_int("GOVUK_CONCURRENCY", 4, minimum=1)
 GOVUK_MAX_RESPONSE_BYTES = env_int("GOVUK_MAX_RESPONSE_BYTES", 5_000_000, minimum=1024)
+# A page is gone only after this many failed fetches in a row spread over at least this many
+# days: one 404 is a warning (gov.uk has short outages and republishing gaps).
+SOURCE_GONE_AFTER_FAILURES = env_int("SOURCE_GONE_AFTER_FAILURES", 3, minimum=1)
+SOURCE_GONE_AFTER_DAYS = env_int("SOURCE_GONE_AFTER_DAYS", 7, minimum=0)
 
 # --- Auth, i18n, static -----------------------------------------------------------------
 

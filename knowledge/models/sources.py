@@ -28,6 +28,9 @@ class Source(TimestampedModel):
     last_changed_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.OK)
     status_reason = models.TextField(blank=True)
+    # Failed fetches in a row and when the first of them was: gone only after enough.
+    failures_in_a_row = models.PositiveIntegerField(default=0)
+    failing_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["url"]

@@ -121,6 +121,10 @@ class AtomicUnit(TimestampedModel):
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True)
     embedding_text_hash = models.CharField(max_length=64, blank=True)
+    # Freshness: when the unit's quote was last found in its page's current version, and
+    # since when that version no longer holds it (then it is not served as current).
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    unconfirmed_at = models.DateTimeField(null=True, blank=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
     deleted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -84,7 +84,7 @@ UNIT_COLUMNS_SHOWN = (
     "id", "concept_id", "unit_type", "text", "value_amount", "value_unit", "value_period",
     "valid_from", "valid_to", "superseded_by_id", "superseded_date", "evidence_quote",
     "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
-    "source_id", "snapshot_id",
+    "source_id", "snapshot_id", "confirmed_at", "unconfirmed_at",
 )  # fmt: skip
 CONCEPT_COLUMNS_SHOWN = ("id", "taxonomy_id", "name", "category_id")
 CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
@@ -122,7 +122,7 @@ def _concepts_with_best_units(
     threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
     sql = f"""
         WITH best AS MATERIALIZED (  -- ranked once, whatever the join order below
-            SELECT ranked.*, src.url, ps.fetched_at, {_PART_URL_SQL},
+            SELECT ranked.*, src.url, src.status, ps.fetched_at, {_PART_URL_SQL},
                    ARRAY(SELECT other.url FROM knowledge_unitsighting seen
                          JOIN knowledge_source other ON other.id = seen.source_id
                          WHERE seen.unit_id = ranked.id ORDER BY other.url)
@@ -185,10 +185,12 @@ def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
         if unit_values[0] is None:  # a concept without a unit to show
             continue
         unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
-        distance, _place, url, fetched_at, part_url, also_found_in = row[unit_start + unit_width :]
+        distance, _place, url, status, fetched_at, part_url, also_found_in = row[unit_start + unit_width :]  # fmt: skip
         unit.distance = distance
         if unit.source_id not in sources:
-            sources[unit.source_id] = _loaded(Source, (("id", unit.source_id), ("url", url)))
+            sources[unit.source_id] = _loaded(
+                Source, (("id", unit.source_id), ("url", url), ("status", status))
+            )
         unit.source = sources[unit.source_id]
         if unit.snapshot_id not in snapshots:
             snapshots[unit.snapshot_id] = _loaded(

@@ -118,8 +118,12 @@ def nearest_concepts(vector, *, floor: float, limit: int, category_ids) -> list[
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
-# Units of `u` (knowledge_atomicunit) in force on %(day)s.
-VISIBLE_ON_DAY = in_force_sql(table="u", day="%(day)s")
+# Units of `u` (knowledge_atomicunit) in force on %(day)s and, from the day their page's
+# current version stopped stating them, not shown (include_historical shows them); a day
+# before that still sees them, as the facts of their time.
+VISIBLE_ON_DAY = in_force_sql(table="u", day="%(day)s") + (
+    "\n    AND (u.unconfirmed_at IS NULL OR u.unconfirmed_at::date > %(day)s)"
+)
 
 
 def unit_filters(category_ids, day) -> str:

@@ -40,6 +40,7 @@ from knowledge.providers import (
     get_provider,
 )
 from knowledge.services.embed import concepts_embed
+from knowledge.services.freshness import source_reverify
 from knowledge.services.ingest import snapshot_recency
 from knowledge.services.proposals import (
     checked_proposals_store,
@@ -244,6 +245,10 @@ def run_units_pass(*, run: Run, provider) -> Run:
             run=run, snapshot=snapshot, proposals=proposals, checked=checked
         )
         _flag_older_snapshots(snapshot)
+        if snapshot.source.current_snapshot_id != snapshot.pk:
+            # Units of an earlier version, extracted after a newer one became current, are
+            # looked up in the current version like the units it found there.
+            source_reverify(source_id=snapshot.source_id)
         run.units_made = len(units)
         run.units_rejected = sum(1 for c in checked if c.kind == ExtractionItem.Kind.REJECTED)
         run.units_unassigned = sum(1 for c in checked if c.kind == ExtractionItem.Kind.UNASSIGNED)

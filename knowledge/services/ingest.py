@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
@@ -23,6 +24,7 @@ from knowledge import govuk
 from knowledge.documents import GOVUK_ORIGIN, PageDocument
 from knowledge.models import IngestItem, IngestJob, PageSnapshot, SnapshotLink, Source
 from knowledge.parsing import parse_document
+from knowledge.services.freshness import Reverification, source_reverify
 
 Outcome = IngestItem.Outcome
 
@@ -32,6 +34,7 @@ class StoredPage:
     outcome: str
     source: Source
     snapshot: PageSnapshot
+    reverified: Reverification | None = None  # when a newer version became current
 
 
 def page_store(*, document: PageDocument, requested_url: str | None = None) -> StoredPage:
@@ -59,8 +62,14 @@ def page_store(*, document: PageDocument, requested_url: str | None = None) -> S
         else:
             snapshot = _snapshot_create(source, document, parsed, raw_hash)
             outcome = Outcome.NEW if created else Outcome.CHANGED
+        was_current = source.current_snapshot_id
         _source_refresh(source, document, outcome=outcome, now=now)
-    return StoredPage(outcome, source, snapshot)
+        reverified = None
+        if source.current_snapshot_id != was_current and not created:
+            # A newer version is current: the units of the page are looked up in it. An
+            # older capture stored late does not become current and changes nothing.
+            reverified = source_reverify(source_id=source.pk)
+    return StoredPage(outcome, source, snapshot, reverified)
 
 
 def raw_content_hash(raw: dict) -> str:
@@ -79,7 +88,10 @@ def _snapshot_with_raw_hash(url: str, raw_hash: str) -> PageSnapshot | None:
 
 def _source_touch(source: Source) -> None:
     """An unchanged fetch: remember when, and clear a gone/error status it no longer has."""
-    fields = {"last_fetched_at": timezone.now(), "updated_at": timezone.now()}
+    fields = {
+        "last_fetched_at": timezone.now(), "updated_at": timezone.now(),
+        "failures_in_a_row": 0, "failing_since": None,
+    }  # fmt: skip
     if source.status in (Source.Status.GONE, Source.Status.ERROR):
         fields.update(status=Source.Status.OK, status_reason="")
     Source.objects.filter(pk=source.pk).update(**fields)
@@ -138,6 +150,7 @@ def _source_refresh(source: Source, document: PageDocument, *, outcome: str, now
     ):
         source.public_updated_at = document.public_updated_at
     source.last_fetched_at = now
+    source.failures_in_a_row, source.failing_since = 0, None
     if outcome == Outcome.CHANGED:
         source.last_changed_at = now
         source.status = Source.Status.CHANGED
@@ -166,16 +179,38 @@ def snapshot_recency(snapshot: PageSnapshot) -> tuple:
 
 
 def source_record_failure(*, url: str, gone: bool, reason: str) -> Source | None:
-    """Mark a known source gone or in error; its snapshots and units stay."""
+    """Record a failed fetch of a known source; its snapshots and units stay. A page gov.uk
+    says is gone counts as gone only after SOURCE_GONE_AFTER_FAILURES failures in a row over
+    SOURCE_GONE_AFTER_DAYS days; before that it is in error, with the count in its reason."""
+    now = timezone.now()
     with transaction.atomic():
         source = Source.objects.select_for_update().filter(url=url).first()
         if source is None:
             return None
-        source.status = Source.Status.GONE if gone else Source.Status.ERROR
+        source.failures_in_a_row += 1
+        source.failing_since = source.failing_since or now
+        source.status = (
+            Source.Status.GONE if gone and _gone_for_good(source, now) else Source.Status.ERROR
+        )
+        if gone and source.status == Source.Status.ERROR:
+            reason = (
+                f"{reason} (failure {source.failures_in_a_row} in a row: gone after "
+                f"{settings.SOURCE_GONE_AFTER_FAILURES} over {settings.SOURCE_GONE_AFTER_DAYS} days)"
+            )
         source.status_reason = reason[:2000]
-        source.last_fetched_at = timezone.now()
-        source.save(update_fields=["status", "status_reason", "last_fetched_at", "updated_at"])
+        source.last_fetched_at = now
+        source.save(update_fields=[
+            "status", "status_reason", "last_fetched_at", "failures_in_a_row", "failing_since", "updated_at",
+        ])  # fmt: skip
         return source
+
+
+def _gone_for_good(source: Source, now) -> bool:
+    span = now - source.failing_since
+    return (
+        source.failures_in_a_row >= settings.SOURCE_GONE_AFTER_FAILURES
+        and span.days >= settings.SOURCE_GONE_AFTER_DAYS
+    )
 
 
 # --- jobs ---------------------------------------------------------------------------------
@@ -192,7 +227,7 @@ def ingest_job_create(*, kind: str, refs: list[str], params: dict | None = None)
 
 def directory_job_create(*, root: Path) -> IngestJob:
     source = govuk.LocalDirectorySource(root)
-    names = sorted(source.names(), key=lambda name: _file_order(source, name))
+    names = sorted(source.names(), key=lambda name: page_file_order(source, name))
     if not names:
         raise ValueError(f"no page files (*.json) in {root}")
     return ingest_job_create(
@@ -200,7 +235,7 @@ def directory_job_create(*, root: Path) -> IngestJob:
     )
 
 
-def _file_order(source: govuk.LocalDirectorySource, name: str) -> tuple:
+def page_file_order(source: govuk.LocalDirectorySource, name: str) -> tuple:
     """Older versions of a page first, so that the newest becomes the source's current one."""
     try:
         document = source.fetch(name)
@@ -324,12 +359,11 @@ def ingest_job_progress(*, job_id: int) -> dict:
 
 
 def refresh_job_create() -> IngestJob | None:
-    """A freshness check of every source that came from the Content API and is not gone."""
+    """A freshness check of every source that came from the Content API, gone ones too: a
+    page gov.uk withdrew may come back."""
     paths = [
         source.url[len(GOVUK_ORIGIN) :]
-        for source in Source.objects.exclude(status=Source.Status.GONE).select_related(
-            "current_snapshot"
-        )
+        for source in Source.objects.select_related("current_snapshot")
         if source.current_snapshot and source.current_snapshot.origin.startswith(GOVUK_ORIGIN)
     ]
     if not paths:

@@ -137,9 +137,18 @@ def checked_proposals_store(
     units: dict[int, AtomicUnit] = {}
     concepts = {c.concept.pk for c in checked if c.concept is not None}
     next_ordinal = _next_ordinals(concepts)
+    # Units an earlier version of the page stated, confirmed on this one and moved onto it:
+    # the same statement extracted again is not a second unit.
+    held = set(
+        AtomicUnit.objects.alive()
+        .filter(snapshot=snapshot)
+        .values_list("concept_id", "fingerprint")
+    )
     for index, (proposal, check) in enumerate(zip(proposals, checked, strict=True)):
         if check.kind:
             _item_store(run, snapshot, proposal, check)
+            continue
+        if (check.concept.pk, fingerprint(proposal.text)) in held:
             continue
         ordinal = next_ordinal[check.concept.pk]
         next_ordinal[check.concept.pk] += 1

@@ -1,0 +1,74 @@
+"""Freshness: when a page's current version changes, each live unit of the page has its
+quote looked up in the new text. Found, the unit is confirmed by that version and moves onto
+it (its offsets follow the new text); not found, it is unconfirmed and no longer served as
+current until an expert confirms, supersedes or retires it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from knowledge.evidence import locate_quote
+from knowledge.models import AtomicUnit, PageSnapshot, Source
+
+
+@dataclass
+class Reverification:
+    source_id: int
+    snapshot_id: int | None
+    confirmed: int = 0  # quote found in the current version (moved onto it, or already there)
+    moved: int = 0  # of those, units of an earlier version now pointing into the current one
+    unconfirmed: list[int] = field(default_factory=list)  # units whose quote is gone
+    concepts_touched: set[str] = field(default_factory=set)  # taxonomy ids of those units
+
+
+def source_reverify(*, source_id: int) -> Reverification:
+    """Look up every live unit's quote of the source in its current version. Idempotent: a
+    second run finds the same; one transaction, the source's units locked meanwhile."""
+    with transaction.atomic():
+        source = Source.objects.select_for_update().get(pk=source_id)
+        report = Reverification(source_id, source.current_snapshot_id)
+        if source.current_snapshot_id is None:
+            return report
+        current = PageSnapshot.objects.only("id", "text").get(pk=source.current_snapshot_id)
+        now = timezone.now()
+        held = set(
+            AtomicUnit.objects.alive().filter(snapshot_id=current.pk)
+            .values_list("concept_id", "fingerprint")
+        )  # fmt: skip
+        units = (
+            AtomicUnit.objects.alive().filter(source_id=source_id)
+            .select_for_update(of=("self",)).select_related("concept")
+        )  # fmt: skip
+        for unit in units:
+            _reverify(unit, current, now=now, report=report, held=held)
+    return report
+
+
+def _reverify(unit, current: PageSnapshot, *, now, report: Reverification, held: set) -> None:
+    """`held`: (concept, fingerprint) of the current version's own units: a found unit that
+    one of them already states is confirmed where it is, not moved to double it."""
+    if unit.snapshot_id == current.pk:
+        found = unit.evidence_start, unit.evidence_end
+    else:
+        located = locate_quote(unit.evidence_quote, current.text)
+        found = (located.start, located.end) if located is not None and located.exact else None
+    if found is None:
+        if unit.unconfirmed_at is None:
+            unit.unconfirmed_at = now
+            unit.save(update_fields=["unconfirmed_at", "updated_at"])
+        report.unconfirmed.append(unit.pk)
+        report.concepts_touched.add(unit.concept.taxonomy_id)
+        return
+    fields = ["confirmed_at", "unconfirmed_at", "updated_at"]
+    if unit.snapshot_id != current.pk and (unit.concept_id, unit.fingerprint) not in held:
+        start, end = found
+        unit.snapshot_id, unit.evidence_start, unit.evidence_end = current.pk, start, end
+        unit.evidence_quote, unit.evidence_verified = current.text[start:end], True
+        fields += ["snapshot", "evidence_start", "evidence_end", "evidence_quote", "evidence_verified"]  # fmt: skip
+        report.moved += 1
+    unit.confirmed_at, unit.unconfirmed_at = now, None
+    unit.save(update_fields=fields)
+    report.confirmed += 1
