@@ -81,6 +81,7 @@ class IngestJobStatus:
     counts: dict[str, int]
     duration: str
     failures: list[Failure] = field(default_factory=list)
+    units: dict[str, int] = field(default_factory=dict)  # confirmed, unconfirmed, new
 
     @property
     def failed_count(self) -> int:
@@ -200,6 +201,7 @@ def ingest_job_status(*, job_id: int) -> IngestJobStatus:
             job.created_at, (job.finished_at or job.last_item_at) if finished else None
         ),
         failures=_ingest_failures(job),
+        units=progress["units"],
     )
 
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from knowledge import govuk
 from knowledge.documents import GOVUK_ORIGIN, PageDocument
-from knowledge.models import IngestItem, IngestJob, PageSnapshot, SnapshotLink, Source
+from knowledge.models import AtomicUnit, IngestItem, IngestJob, PageSnapshot, SnapshotLink, Source
 from knowledge.parsing import parse_document
 from knowledge.services.freshness import Reverification, source_reverify
 
@@ -355,6 +355,22 @@ def ingest_job_progress(*, job_id: int) -> dict:
         "total": job.total,
         "counts": {outcome.value: counts.get(outcome.value, 0) for outcome in Outcome},
         "failures": failures,
+        "units": _job_unit_figures(job),
+    }
+
+
+def _job_unit_figures(job: IngestJob) -> dict[str, int]:
+    """What the job's pages did to the units since the job began: confirmed by a newer
+    version, unconfirmed (the newer version dropped their quote), and new from extraction."""
+    items = job.items.exclude(source=None)
+    sources = items.values("source_id")
+    snapshots = items.filter(outcome__in=[Outcome.NEW, Outcome.CHANGED]).values("snapshot_id")
+    units = AtomicUnit.objects.alive()
+    since = job.created_at
+    return {
+        "confirmed": units.filter(source_id__in=sources, confirmed_at__gte=since).count(),
+        "unconfirmed": units.filter(source_id__in=sources, unconfirmed_at__gte=since).count(),
+        "new": units.filter(snapshot_id__in=snapshots, created_at__gte=since).count(),
     }
 
 

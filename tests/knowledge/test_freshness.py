@@ -228,3 +228,20 @@ def test_the_refresh_keeps_checking_gone_pages():
     job = ingest.refresh_job_create()
 
     assert "/withdrawn-page" in job.refs
+
+
+def test_a_refresh_job_counts_the_units_it_confirmed_unconfirmed_and_added(tmp_path):
+    first = ingest.page_store(document=page(RATE, CLAIM))
+    unit_quoting(first, RATE)
+    unit_quoting(first, CLAIM, axis=1)
+    body = f"<p>{CLAIM}</p><p>A new rate of £83.30 a week.</p>"
+    data = {"url": URL, "title": "Carer's test page", "body_html": body,
+            "public_updated_at": "2025-04-06T09:00:00+01:00"}  # fmt: skip
+    (tmp_path / "newer.json").write_text(json.dumps(data))
+    job = ingest.directory_job_create(root=tmp_path)
+
+    ingest.ingest_item_run(job_id=job.pk, ref="newer.json")
+
+    progress = ingest.ingest_job_progress(job_id=job.pk)
+    assert progress["counts"]["changed"] == 1
+    assert progress["units"] == {"confirmed": 1, "unconfirmed": 1, "new": 0}
