@@ -8,6 +8,7 @@ from curation.views import (
     flags,
     glossary,
     jobs,
+    page_changes,
     review,
     snapshot,
     taxonomy,
@@ -78,6 +79,24 @@ urlpatterns = [
         name="audit-revert",
     ),
     path("snapshots/<int:snapshot_id>/", snapshot.snapshot, name="snapshot"),
+    # Changes on gov.uk: domain experts and editors.
+    path("changes/", page_changes.changes, name="changes"),
+    path("changes/pages/<int:source_id>/", page_changes.change_page, name="changes-page"),
+    path(
+        "changes/units/<int:unit_id>/confirm/",
+        page_changes.change_unit_confirm,
+        name="changes-unit-confirm",
+    ),
+    path(
+        "changes/units/<int:unit_id>/retire/",
+        page_changes.change_unit_retire,
+        name="changes-unit-retire",
+    ),
+    path(
+        "changes/decisions/<int:event_id>/revert/",
+        page_changes.change_decision_revert,
+        name="changes-revert",
+    ),
     # The editors' screens.
     path("taxonomy/", taxonomy.taxonomy, name="taxonomy"),
     path("taxonomy/categories/<slug:slug>/", taxonomy.taxonomy_category, name="taxonomy-category"),

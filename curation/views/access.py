@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from curation.services.audit_sample import require_auditor
+from curation.services.freshness_decisions import require_change_reviewer
 from curation.services.superseding import require_decider
 from curation.services.taxonomy import require_editor
 
@@ -55,6 +56,7 @@ staff_required = signed_in_and(_require_staff)
 expert_required = signed_in_and(require_decider)
 editor_required = signed_in_and(require_editor)
 reader_required = signed_in_and(_may_read_snapshots)
+change_reviewer_required = signed_in_and(require_change_reviewer)
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,11 @@ SCREEN_GROUPS = (
         "Experts and editors",
         (("Audit samples", "curation:audit"), ("Audit results", "curation:audit-results")),
         require_auditor,
+    ),
+    ScreenGroup(
+        "Experts and editors: freshness",
+        (("Changes on gov.uk", "curation:changes"),),
+        require_change_reviewer,
     ),
     ScreenGroup("Staff", (("Jobs", "curation:jobs"),), _require_staff),
 )

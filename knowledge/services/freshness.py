@@ -32,7 +32,9 @@ def source_reverify(*, source_id: int) -> Reverification:
         report = Reverification(source_id, source.current_snapshot_id)
         if source.current_snapshot_id is None:
             return report
-        current = PageSnapshot.objects.only("id", "text").get(pk=source.current_snapshot_id)
+        current = PageSnapshot.objects.only("id", "text", "fetched_at").get(
+            pk=source.current_snapshot_id
+        )
         now = timezone.now()
         held = set(
             AtomicUnit.objects.alive().filter(snapshot_id=current.pk)
@@ -47,6 +49,16 @@ def source_reverify(*, source_id: int) -> Reverification:
     return report
 
 
+def _confirmed_by_hand(unit, current: PageSnapshot) -> bool:
+    """An expert confirmed the unit after this version was read: their word stands until a
+    newer version comes."""
+    return (
+        unit.unconfirmed_at is None
+        and bool(unit.confirmed_at)
+        and unit.confirmed_at > current.fetched_at
+    )
+
+
 def _reverify(unit, current: PageSnapshot, *, now, report: Reverification, held: set) -> None:
     """`held`: (concept, fingerprint) of the current version's own units: a found unit that
     one of them already states is confirmed where it is, not moved to double it."""
@@ -55,6 +67,9 @@ def _reverify(unit, current: PageSnapshot, *, now, report: Reverification, held:
     else:
         located = locate_quote(unit.evidence_quote, current.text)
         found = (located.start, located.end) if located is not None and located.exact else None
+    if found is None and _confirmed_by_hand(unit, current):
+        report.confirmed += 1
+        return
     if found is None:
         if unit.unconfirmed_at is None:
             unit.unconfirmed_at = now

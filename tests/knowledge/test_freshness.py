@@ -245,3 +245,20 @@ def test_a_refresh_job_counts_the_units_it_confirmed_unconfirmed_and_added(tmp_p
     progress = ingest.ingest_job_progress(job_id=job.pk)
     assert progress["counts"]["changed"] == 1
     assert progress["units"] == {"confirmed": 1, "unconfirmed": 1, "new": 0}
+
+
+def test_an_experts_confirmation_stands_until_a_newer_version_comes():
+    first = ingest.page_store(document=page(RATE, CLAIM))
+    rate = unit_quoting(first, RATE)
+    ingest.page_store(document=page(CLAIM, updated="2025-04-06T09:00:00+01:00"))
+    rate.refresh_from_db()
+    assert rate.unconfirmed_at is not None
+    AtomicUnit.objects.filter(pk=rate.pk).update(unconfirmed_at=None, confirmed_at=timezone.now())
+
+    source_reverify(source_id=first.source.pk)  # e.g. an earlier version extracted late
+
+    rate.refresh_from_db()
+    assert rate.unconfirmed_at is None
+    ingest.page_store(document=page("Something else.", updated="2026-04-06T09:00:00+01:00"))
+    rate.refresh_from_db()
+    assert rate.unconfirmed_at is not None  # the next version does not state it either
