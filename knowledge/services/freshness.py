@@ -1,7 +1,8 @@
 """Freshness: when a page's current version changes, each live unit of the page has its
 quote looked up in the new text. Found, the unit is confirmed by that version and moves onto
-it (its offsets follow the new text); not found, it is unconfirmed and no longer served as
-current until an expert confirms, supersedes or retires it."""
+it (its offsets follow the new text); not found, it is unconfirmed from the new version's
+date and no longer served as current from then until an expert confirms, supersedes or
+retires it."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ def source_reverify(*, source_id: int) -> Reverification:
         report = Reverification(source_id, source.current_snapshot_id)
         if source.current_snapshot_id is None:
             return report
-        current = PageSnapshot.objects.only("id", "text", "fetched_at").get(
+        current = PageSnapshot.objects.only("id", "text", "fetched_at", "public_updated_at").get(
             pk=source.current_snapshot_id
         )
         now = timezone.now()
@@ -47,6 +48,13 @@ def source_reverify(*, source_id: int) -> Reverification:
         for unit in units:
             _reverify(unit, current, now=now, report=report, held=held)
     return report
+
+
+def _version_date(version: PageSnapshot, now):
+    """From when the version that no longer states a unit speaks: the page's own date when
+    it has one (a capture replayed today may be years old), else now."""
+    published = version.public_updated_at
+    return published if published is not None and published < now else now
 
 
 def _confirmed_by_hand(unit, current: PageSnapshot) -> bool:
@@ -72,7 +80,7 @@ def _reverify(unit, current: PageSnapshot, *, now, report: Reverification, held:
         return
     if found is None:
         if unit.unconfirmed_at is None:
-            unit.unconfirmed_at = now
+            unit.unconfirmed_at = _version_date(current, now)
             unit.save(update_fields=["unconfirmed_at", "updated_at"])
         report.unconfirmed.append(unit.pk)
         report.concepts_touched.add(unit.concept.taxonomy_id)

@@ -369,7 +369,9 @@ def _job_unit_figures(job: IngestJob) -> dict[str, int]:
     since = job.created_at
     return {
         "confirmed": units.filter(source_id__in=sources, confirmed_at__gte=since).count(),
-        "unconfirmed": units.filter(source_id__in=sources, unconfirmed_at__gte=since).count(),
+        "unconfirmed": units.filter(
+            source_id__in=sources, unconfirmed_at__isnull=False, updated_at__gte=since
+        ).count(),
         "new": units.filter(snapshot_id__in=snapshots, created_at__gte=since).count(),
     }
 

@@ -73,7 +73,7 @@ def test_a_changed_figure_leaves_the_old_unit_unconfirmed_and_out_of_default_sea
         )
     }
     assert rate.pk in historical  # include_historical still finds it, dated
-    yesterday = today - dt.timedelta(days=1)
+    yesterday = dt.date(2025, 4, 5)  # the day before the newer version's date
     before = {
         row[0]
         for row in nearest_units(
@@ -81,6 +81,7 @@ def test_a_changed_figure_leaves_the_old_unit_unconfirmed_and_out_of_default_sea
         )
     }
     assert rate.pk in before  # a day before the page dropped it still sees it
+    assert rate.unconfirmed_at.date() == dt.date(2025, 4, 6)  # from the newer version's date
     default = selectors.concept_units(concept=rate.concept, as_of=today, include_historical=False)
     assert rate.pk not in [unit.pk for unit, _ in default]
 

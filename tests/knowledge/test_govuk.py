@@ -473,7 +473,10 @@ def test_redirect_without_location_or_in_a_loop_fails_with_its_reason(rig, govuk
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("status", [404, 410])
-def test_page_gone_marks_the_source_gone_and_keeps_its_snapshot(rig, govuk_server, status):
+def test_page_gone_marks_the_source_gone_and_keeps_its_snapshot(
+    rig, govuk_server, status, settings
+):
+    settings.SOURCE_GONE_AFTER_FAILURES, settings.SOURCE_GONE_AFTER_DAYS = 1, 0  # gone at once
     govuk_server.script(CHILD_BENEFIT_API, json_reply({"error": "gone"}, status=status))
     source = existing_source()
     snapshot = source.current_snapshot
