@@ -22,6 +22,7 @@ from knowledge.models import AtomicUnit
 from knowledge.providers.types import ConversationTurn
 from knowledge.query.search import question_plan, question_search
 from knowledge.retrieval import SearchError, SearchParams
+from knowledge.verification.check import answer_verify
 from navigator import presenters, services
 from navigator.schemas import (
     AnalysisOut,
@@ -33,6 +34,8 @@ from navigator.schemas import (
     SearchIn,
     SearchOut,
     UnitOut,
+    VerifyIn,
+    VerifyOut,
 )
 from navigator.throttling import AuthFailureLimit, TokenRateThrottle, client_ip
 
@@ -224,6 +227,25 @@ def analyze(request, payload: QuestionIn):
     return body
 
 
+@api.post(
+    "/verify", response={200: VerifyOut, 422: ErrorOut}, summary="Check a drafted answer's claims"
+)
+def verify(request, payload: VerifyIn):
+    """The answer split into claims, each with a verdict (`supported`, `contradicted`,
+    `unsupported`), a typed reason, the units that decide it and, for a contradiction, the
+    value the knowledge base holds. Amounts, rates, periods and dates are compared exactly."""
+    checked = answer_verify(
+        answer=payload.answer, as_of=payload.as_of, cited_unit_ids=payload.cited_unit_ids
+    )
+    body = presenters.verification_payload(checked)
+    _log(
+        request, status=200, query=payload.answer[:2000], params={"as_of": str(checked.as_of)},
+        outcome="ok", reasons=sorted({c["verdict"] for c in body["claims"]}),
+        timings_ms=body["timings_ms"],
+    )  # fmt: skip
+    return body
+
+
 def _turns(payload: QuestionIn) -> list[ConversationTurn]:
     return [ConversationTurn(turn.role, turn.content) for turn in payload.conversation]
 
@@ -314,3 +336,8 @@ def health(request):
 @api.get("/tool", auth=None, summary="The knowledgeBaseSearch tool definition for LLM agents")
 def tool(request):
     return services.tool_definition()
+
+
+@api.get("/tools", auth=None, summary="Every tool definition for LLM agents (search, verify)")
+def tools(request):
+    return [services.tool_definition(), services.verify_tool_definition()]

@@ -146,3 +146,28 @@ def search_payload(answered) -> dict:
         "timings_ms": result.timings_ms,
         "analysis": answered.plan.as_json(),
     }
+
+
+def verification_payload(checked) -> dict:
+    """The response to a verification (`knowledge.verification.check.Verification`)."""
+    return {
+        "as_of": checked.as_of,
+        "claims": [
+            {
+                "start": c.claim.start, "end": c.claim.end, "text": c.claim.text,
+                "verdict": c.verdict, "reason": c.reason, "checked_by": "rules",
+                "units": [
+                    {
+                        "id": e.unit.pk, "text": e.unit.text, "evidence_quote": e.unit.evidence_quote,
+                        "source_url": e.unit.source.url, "temporal_status": e.temporal_status,
+                        "similarity": e.similarity,
+                    }
+                    for e in c.evidence
+                ],
+                "knowledge_base_value": c.knowledge_base_value,
+            }
+            for c in checked.claims
+        ],
+        "support_score": checked.support_score,
+        "timings_ms": {"total": checked.milliseconds},
+    }  # fmt: skip

@@ -314,3 +314,73 @@ class HealthOut(Out):
     database: str
     redis: str
     embedder: str
+
+
+MAX_ANSWER_CHARS = 4000
+
+
+class VerifyIn(Schema):
+    answer: str = Field(
+        ...,
+        min_length=1,
+        description=f"The assistant's drafted answer (at most {MAX_ANSWER_CHARS} characters)",
+    )
+    as_of: dt.date | None = Field(
+        None, description="The date the answer speaks about; omit for today"
+    )
+    cited_unit_ids: list[int] = Field(
+        default_factory=list, max_length=50, description="The units the assistant used"
+    )
+    conversation: list[TurnIn] = Field(
+        default_factory=list, max_length=MAX_TURNS, description="The turns before the answer"
+    )
+
+    @field_validator("answer")
+    @classmethod
+    def _answer_bounded(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must contain words, not only spaces")
+        if len(value) > MAX_ANSWER_CHARS:
+            raise ValueError(
+                f"is {len(value)} characters: at most {MAX_ANSWER_CHARS} (check it in parts)"
+            )
+        return _storable(value)
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
+        if value is not None and not dt.date(1990, 1, 1) <= value <= dt.date(2100, 12, 31):
+            raise ValueError("must be between 1990-01-01 and 2100-12-31")
+        return value
+
+
+class ClaimUnitOut(Out):
+    id: int
+    text: str
+    evidence_quote: str
+    source_url: str
+    temporal_status: str
+    similarity: float
+
+
+class ClaimOut(Out):
+    start: int
+    end: int
+    text: str
+    verdict: Literal["supported", "contradicted", "unsupported"]
+    reason: str = Field(
+        description="value_matches, meaning_matches, value_differs, different_period, "
+        "not_in_force_on_date, wrong_fact_cited, no_fact_found"
+    )
+    checked_by: str = Field(description="'rules' (figures compared exactly, meaning by similarity)")
+    units: list[ClaimUnitOut]
+    knowledge_base_value: str | None = Field(
+        None, description="For a contradiction: what the knowledge base holds"
+    )
+
+
+class VerifyOut(Out):
+    as_of: dt.date
+    claims: list[ClaimOut]
+    support_score: float | None = Field(description="Share of claims supported; null with none")
+    timings_ms: dict[str, float]

@@ -277,6 +277,40 @@ def tool_definition() -> dict:
     }
 
 
+def verify_tool_definition() -> dict:
+    """The OpenAI tool with which an agent checks its drafted answer before a user sees it."""
+    return {
+        "type": "function",
+        "function": {
+            "name": "knowledgeBaseVerify",
+            "description": (
+                "Check a drafted answer about UK personal finance against Navigator's "
+                "knowledge base before showing it. Returns each claim with a verdict: supported, "
+                "contradicted (with the value the knowledge base holds) or unsupported. Correct "
+                "contradicted claims and do not state unsupported ones as fact."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "answer": {"type": "string", "description": "The drafted answer"},
+                    "as_of": {
+                        "type": "string",
+                        "format": "date",
+                        "description": "The date the answer speaks about (YYYY-MM-DD); omit for today",
+                    },
+                    "cited_unit_ids": {
+                        "type": "array",
+                        "items": {"type": "integer"},
+                        "description": "Ids of the units the answer was drafted from",
+                    },
+                },
+                "required": ["answer"],
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
 def demo_api_token() -> str:
     """A fresh token for the demo's curl example (the old demo token is revoked). Demo only."""
     if not settings.DEMO_MODE:

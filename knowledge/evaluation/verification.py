@@ -1,0 +1,192 @@
+"""Claim-verification evaluation over answers in the format of
+../shared/eval/verify_cases_dev.jsonl, scored as that folder's README says: returned claims
+matched to gold claims by character overlap (at least half the gold claim), greedily, largest
+overlap first; verdict accuracy per class, contradicted recall, supported precision, missed
+claims, the confusion matrix, and latency."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from knowledge.evaluation.gold import error_text
+from knowledge.verification.check import Thresholds, Verification, answer_verify, claim_evidence
+
+VERDICTS = ("supported", "contradicted", "unsupported")
+
+
+class CaseFileError(ValueError):
+    """The case file is missing or a line does not have the README's shape."""
+
+
+class GoldClaim(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    text: str
+    verdict: str
+
+
+class VerifyCase(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str
+    answer: str
+    as_of: date | None = None
+    claims: tuple[GoldClaim, ...]
+
+
+@dataclass
+class CaseResult:
+    id: str
+    pairs: list[tuple[str, str, str]]  # (gold verdict, returned verdict or "no match", reason)
+    unmatched_returned: list[str]  # verdicts of returned claims matching no gold claim
+    milliseconds: float
+
+
+def first_gold_urls(path: Path) -> dict[str, str]:
+    """Each answer's first gold page, which keeps its answers on one side of a split."""
+    firsts = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            urls = [g["url"] for c in record.get("claims", []) for g in c.get("gold", [])]
+            if urls:
+                firsts[record["id"]] = urls[0]
+    return firsts
+
+
+def load_cases(path: Path) -> list[VerifyCase]:
+    if not path.is_file():
+        raise CaseFileError(f"case file not found: {path}")
+    cases = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                cases.append(VerifyCase.model_validate_json(line))
+            except ValidationError as error:
+                first = error.errors()[0]
+                raise CaseFileError(
+                    f"line {number}: {error_text(first, loc=first['loc'])}"
+                ) from None
+    return cases
+
+
+def evaluate_case(case: VerifyCase) -> CaseResult:
+    found = answer_verify(answer=case.answer, as_of=case.as_of)
+    return score_case(case, found)
+
+
+def score_case(case: VerifyCase, found: Verification) -> CaseResult:
+    gold = [
+        (case.answer.index(c.text), case.answer.index(c.text) + len(c.text), c) for c in case.claims
+    ]
+    candidates = []
+    for gi, (gs, ge, _) in enumerate(gold):
+        for ri, returned in enumerate(found.claims):
+            overlap = min(ge, returned.claim.end) - max(gs, returned.claim.start)
+            if overlap >= 0.5 * (ge - gs):
+                candidates.append((overlap, gi, ri))
+    used_gold, used_returned, matched = set(), set(), {}
+    for _, gi, ri in sorted(candidates, reverse=True):
+        if gi not in used_gold and ri not in used_returned:
+            used_gold.add(gi), used_returned.add(ri)
+            matched[gi] = found.claims[ri]
+    pairs = [
+        (claim.verdict, matched[gi].verdict, matched[gi].reason) if gi in matched
+        else (claim.verdict, "no match", "")
+        for gi, (_, _, claim) in enumerate(gold)
+    ]  # fmt: skip
+    extra = [c.verdict for ri, c in enumerate(found.claims) if ri not in used_returned]
+    return CaseResult(case.id, pairs, extra, found.milliseconds)
+
+
+def summarise_verification(results: list[CaseResult]) -> dict:
+    pairs = [pair for r in results for pair in r.pairs]
+    per_class = {v: _share([got == v for want, got, _ in pairs if want == v]) for v in VERDICTS}
+    returned_supported = [want for want, got, _ in pairs if got == "supported"]
+    times = sorted(r.milliseconds for r in results)
+    return {
+        "answers": len(results),
+        "gold_claims": len(pairs),
+        "verdict_accuracy": _share([want == got for want, got, _ in pairs]),
+        "accuracy_by_class": per_class,
+        "contradicted_recall": per_class["contradicted"],
+        "supported_precision": _share([want == "supported" for want in returned_supported]),
+        "missed_claims": _share([got == "no match" for _, got, _ in pairs]),
+        "confusion": dict(Counter((want, got) for want, got, _ in pairs)),
+        "reasons": dict(Counter((want, got, reason) for want, got, reason in pairs)),
+        "unmatched_returned": dict(Counter(v for r in results for v in r.unmatched_returned)),
+        "latency_ms": {
+            "p50": round(statistics.median(times), 1) if times else None,
+            "p95": round(times[min(len(times) - 1, int(0.95 * len(times)))], 1) if times else None,
+        },
+    }
+
+
+def _share(flags: list[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 4) if flags else None
+
+
+# --- thresholds by cross-validation ------------------------------------------------------------
+
+GRID = {
+    "figure_topic": (0.35, 0.45, 0.55, 0.65),
+    "differs_topic": (0.5, 0.6, 0.7, 0.8),
+    "meaning": (0.6, 0.7, 0.8),
+}
+FOLDS = 5
+
+
+def remembering_evidence():
+    """`claim_evidence` that searches each (claim, day) once: the thresholds vary, the
+    evidence does not."""
+    memo: dict = {}
+
+    def evidence_of(claim, day):
+        key = (claim.text, day)
+        if key not in memo:
+            memo[key] = claim_evidence(claim, day)
+        return memo[key]
+
+    return evidence_of
+
+
+def case_group(case: VerifyCase, golds: dict[str, str]) -> str:
+    return golds.get(case.id) or f"case:{case.id}"
+
+
+def cross_validate_thresholds(cases: list[VerifyCase], golds: dict[str, str]) -> dict:
+    """Held-out figures with the thresholds chosen on the other folds (by verdict accuracy),
+    folds grouped by the first gold page of each answer."""
+    from sklearn.model_selection import GroupKFold
+
+    evidence_of = remembering_evidence()
+    grid = [Thresholds(*values) for values in itertools.product(*GRID.values())]
+    results = {
+        t: [score_case(c, answer_verify(answer=c.answer, as_of=c.as_of, thresholds=t, evidence_of=evidence_of)) for c in cases]
+        for t in grid
+    }  # fmt: skip
+    held_out: list[CaseResult | None] = [None] * len(cases)
+    chosen = []
+    groups = [case_group(case, golds) for case in cases]
+    for train, test in GroupKFold(n_splits=FOLDS).split(cases, groups=groups):
+        best = max(grid, key=lambda t: _accuracy([results[t][i] for i in train]))
+        chosen.append(best)
+        for i in test:
+            held_out[i] = results[best][i]
+    report = summarise_verification(held_out)
+    report["thresholds_chosen"] = [vars(t) for t in chosen]
+    report["best_on_all"] = vars(max(grid, key=lambda t: _accuracy(results[t])))
+    return report
+
+
+def _accuracy(results: list[CaseResult]) -> float:
+    pairs = [pair for r in results for pair in r.pairs]
+    return sum(want == got for want, got, _ in pairs) / len(pairs)

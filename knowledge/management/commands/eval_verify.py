@@ -1,0 +1,81 @@
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from knowledge.evaluation.verification import (
+    VERDICTS,
+    CaseFileError,
+    cross_validate_thresholds,
+    evaluate_case,
+    first_gold_urls,
+    load_cases,
+    summarise_verification,
+)
+
+DEFAULT_FILE = Path(settings.BASE_DIR).parent / "shared" / "eval" / "verify_cases_dev.jsonl"
+
+
+class Command(BaseCommand):
+    help = "Evaluate claim verification on a case file (verdict accuracy, contradicted recall, …)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", nargs="?", type=Path, default=DEFAULT_FILE)
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.add_argument(
+            "--cv",
+            action="store_true",
+            help="choose the similarity thresholds by cross-validation (folds grouped by page) "
+            "and report the held-out figures",
+        )
+
+    def handle(self, *args, file: Path, json: bool, cv: bool, **options):
+        try:
+            cases = load_cases(file)
+        except CaseFileError as exc:
+            raise CommandError(str(exc)) from exc
+        if cv:
+            report = cross_validate_thresholds(cases, first_gold_urls(file))
+            self.stdout.write(
+                f"cross-validated (held-out figures; thresholds chosen per fold: "
+                f"{report['thresholds_chosen']}; best on all: {report['best_on_all']})"
+            )
+        else:
+            cases = tqdm(cases, unit="answer", file=self.stderr._out)
+            report = summarise_verification([evaluate_case(case) for case in cases])
+        if json:
+            self.stdout.write(_dumps(report))
+            return
+        self.stdout.write(
+            f"{report['answers']} answers, {report['gold_claims']} gold claims: verdict accuracy "
+            f"{report['verdict_accuracy']}, contradicted recall {report['contradicted_recall']}, "
+            f"supported precision {report['supported_precision']}, missed {report['missed_claims']}"
+        )
+        self.stdout.write(
+            "accuracy by class: "
+            + ", ".join(f"{k} {v}" for k, v in report["accuracy_by_class"].items())
+        )
+        self.stdout.write("confusion (gold → returned):")
+        columns = [*VERDICTS, "no match"]
+        self.stdout.write(f"  {'':<14}" + "".join(f"{c:>14}" for c in columns))
+        for want in VERDICTS:
+            row = "".join(f"{report['confusion'].get((want, got), 0):>14}" for got in columns)
+            self.stdout.write(f"  {want:<14}{row}")
+        self.stdout.write(
+            "by reason: "
+            + "; ".join(
+                f"{w}→{g} {r or '-'}: {n}" for (w, g, r), n in sorted(report["reasons"].items())
+            )
+        )
+        self.stdout.write(f"returned claims matching no gold claim: {report['unmatched_returned']}")
+        latency = report["latency_ms"]
+        self.stdout.write(f"latency per answer ms: p50 {latency['p50']}  p95 {latency['p95']}")
+
+
+def _dumps(report: dict) -> str:
+    printable = dict(report)
+    printable["confusion"] = {f"{w}->{g}": n for (w, g), n in report["confusion"].items()}
+    printable["reasons"] = {f"{w}->{g}:{r}": n for (w, g, r), n in report["reasons"].items()}
+    return json.dumps(printable, indent=2)

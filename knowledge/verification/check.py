@@ -1,0 +1,222 @@
+"""Each claim of an answer checked against the units: figures exactly (amount, unit, period,
+the date asked about), statements without figures by meaning. A rule-based checker; the
+thresholds below are similarities of MiniLM vectors (`eval_verify --cv` fits them).
+
+Verdicts and reasons:
+- supported: `value_matches` (a unit in force on the day states the figure), `meaning_matches`;
+- contradicted: `value_differs` (a unit on the same topic, in force, states another figure of
+  the same kind), `different_period` (the figure, but per week where the claim says month),
+  `not_in_force_on_date` (the figure belongs to another year's unit);
+- unsupported: `no_fact_found`, `wrong_fact_cited` (the figure is right, but none of the
+  units the assistant cited states it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.utils import timezone
+
+from knowledge.models import AtomicUnit
+from knowledge.retrieval import SearchParams, concept_search
+from knowledge.textfacts import find_amounts
+from knowledge.verification.claims import (
+    Claim,
+    Figure,
+    answer_claims,
+    claim_figures,
+    period_after,
+)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Similarities of a claim to a unit (chosen by eval_verify --cv, folds grouped by page)."""
+
+    figure_topic: float = 0.45  # a unit stating the claim's figure is about the claim
+    differs_topic: float = 0.70  # a unit stating another figure of that kind is on its topic
+    meaning: float = 0.60  # a unit says what a claim without figures says
+
+
+THRESHOLDS = Thresholds()
+APPROXIMATE_SHARE = Decimal("0.05")  # "about £1,000" allows 5%
+UNITS_LOOKED_AT = 8
+
+
+@dataclass
+class Evidence:
+    unit: AtomicUnit
+    similarity: float
+    temporal_status: str
+
+
+@dataclass
+class ClaimVerdict:
+    claim: Claim
+    verdict: str
+    reason: str
+    evidence: list[Evidence] = field(default_factory=list)
+    knowledge_base_value: str | None = None
+
+
+@dataclass
+class Verification:
+    claims: list[ClaimVerdict]
+    as_of: dt.date
+    milliseconds: float
+
+    @property
+    def support_score(self) -> float | None:
+        if not self.claims:
+            return None
+        return round(sum(c.verdict == "supported" for c in self.claims) / len(self.claims), 4)
+
+
+def answer_verify(
+    *,
+    answer: str,
+    as_of: dt.date | None = None,
+    cited_unit_ids=(),
+    thresholds: Thresholds = THRESHOLDS,
+    evidence_of=None,
+) -> Verification:
+    """`evidence_of(claim, day)`: the units a claim is checked against (the search by
+    default; an evaluation passes a memo so that thresholds can be varied cheaply)."""
+    started = time.perf_counter()
+    day = as_of or timezone.localdate()
+    cited = set(cited_unit_ids)
+    evidence_of = evidence_of or claim_evidence
+    verdicts = [
+        claim_verify(claim, evidence_of(claim, day), cited=cited, thresholds=thresholds)
+        for claim in answer_claims(answer)
+    ]
+    return Verification(verdicts, day, round((time.perf_counter() - started) * 1000, 2))
+
+
+def claim_verify(
+    claim: Claim, evidence, *, cited: set[int], thresholds: Thresholds
+) -> ClaimVerdict:
+    if not claim.figures:
+        return _by_meaning(claim, evidence, thresholds)
+    verdicts = [
+        _figure_verdict(claim, figure, evidence, cited=cited, thresholds=thresholds)
+        for figure in claim.figures
+    ]
+    for verdict in verdicts:
+        if verdict.verdict == "contradicted":
+            return verdict
+    if all(v.verdict == "supported" for v in verdicts):
+        return verdicts[0]
+    return next(v for v in verdicts if v.verdict == "unsupported")
+
+
+def claim_evidence(claim: Claim, day: dt.date) -> list[Evidence]:
+    """The units nearest the claim, of every date, with their status on `day`."""
+    params = SearchParams(query=claim.text, k=5, min_results=5, as_of=day, include_historical=True)
+    result = concept_search(params=params)
+    found = [
+        Evidence(u.unit, u.similarity, u.temporal_status)
+        for hit in result.concepts
+        for u in hit.units
+    ]
+    return sorted(found, key=lambda e: -e.similarity)[: UNITS_LOOKED_AT * 5]
+
+
+def _status(unit: AtomicUnit, status: str, day: dt.date) -> str:
+    """A unit its page stopped stating by `day` is not in force then, whatever its dates."""
+    if status == "current" and unit.unconfirmed_at and unit.unconfirmed_at.date() <= day:
+        return "unconfirmed"
+    return status
+
+
+def _by_meaning(claim: Claim, evidence: list[Evidence], thresholds: Thresholds) -> ClaimVerdict:
+    in_force = [e for e in evidence if e.temporal_status == "current"]
+    if in_force and in_force[0].similarity >= thresholds.meaning:
+        return ClaimVerdict(claim, "supported", "meaning_matches", in_force[:1])
+    return ClaimVerdict(claim, "unsupported", "no_fact_found", in_force[:1])
+
+
+def _figure_verdict(
+    claim, figure: Figure, evidence, *, cited, thresholds: Thresholds
+) -> ClaimVerdict:
+    stating = [
+        e for e in evidence if e.similarity >= thresholds.figure_topic and _states(e.unit, figure)
+    ]
+    in_force = [e for e in stating if e.temporal_status == "current"]
+    if in_force:
+        best = in_force[0]
+        period = _unit_period(best.unit, figure)
+        if figure.period and period and period != figure.period:
+            value = f"{figure.printed} a {period.replace('_', ' ')}"
+            return ClaimVerdict(claim, "contradicted", "different_period", [best], value)
+        if cited and not any(e.unit.pk in cited for e in in_force):
+            return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", [best])
+        return ClaimVerdict(claim, "supported", "value_matches", [best])
+    other = _other_figure(figure, evidence)
+    if stating:
+        reason = "not_in_force_on_date"
+        return ClaimVerdict(
+            claim, "contradicted", reason, [*stating[:1], *other[:1]], _shown(other)
+        )
+    if other and other[0].similarity >= thresholds.differs_topic:
+        return ClaimVerdict(claim, "contradicted", "value_differs", other[:1], _shown(other))
+    return ClaimVerdict(claim, "unsupported", "no_fact_found", evidence[:1])
+
+
+def _states(unit: AtomicUnit, figure: Figure) -> bool:
+    return any(_equal(value, figure) for value in _unit_values(unit, figure.unit))
+
+
+def _equal(value: Decimal, figure: Figure) -> bool:
+    if figure.approximate:
+        return abs(value - figure.value) <= APPROXIMATE_SHARE * figure.value
+    return value == figure.value
+
+
+def _unit_values(unit: AtomicUnit, kind: str) -> list[Decimal]:
+    values = []
+    if unit.value_amount is not None and _kind_of(unit.value_unit) == kind:
+        values.append(Decimal(unit.value_amount).normalize())
+    if kind in ("GBP", "percent"):
+        values += [a.value for a in find_amounts(unit.text) if a.unit == kind]
+    else:
+        values += [f.value for f in claim_figures(unit.text) if f.unit == kind]
+    return [Decimal(v).normalize() for v in values]
+
+
+def _kind_of(value_unit: str) -> str:
+    return {"GBP": "GBP", "percent": "percent"}.get(value_unit, value_unit)
+
+
+def _unit_period(unit: AtomicUnit, figure: Figure) -> str:
+    structured = unit.value_amount is not None and unit.value_period not in ("", "one_off")
+    if structured and Decimal(unit.value_amount).normalize() == figure.value.normalize():
+        return unit.value_period
+    for amount in find_amounts(unit.text):
+        if amount.value == figure.value:
+            return period_after(unit.text, amount.end)
+    return ""
+
+
+def _other_figure(figure: Figure, evidence: list[Evidence]) -> list[Evidence]:
+    """In-force units, nearest first, that state a figure of the claim's kind."""
+    return [
+        e for e in evidence
+        if e.temporal_status == "current" and _unit_values(e.unit, figure.unit)
+    ]  # fmt: skip
+
+
+def _shown(evidence: list[Evidence]) -> str | None:
+    if not evidence:
+        return None
+    unit = evidence[0].unit
+    if unit.value_amount is not None:
+        return f"{unit.value_amount.normalize():f} {unit.value_unit}" + (
+            f" a {unit.value_period}"
+            if unit.value_period and unit.value_period != "one_off"
+            else ""
+        )
+    return unit.text[:200]

@@ -1,0 +1,202 @@
+"""An assistant's answer split into checkable claims, and the figures each claim states.
+
+Claims are sentences, split again at "and", "but", ";" or a dash when each side carries a
+figure of its own. A sentence with no figure and no words of substance ("I hope this
+helps") is not a claim. Figures are amounts (£, pence, "£20k", "twenty thousand pounds"),
+percentages ("45%", "forty-five per cent", "25p in the pound"), with the period written next
+to them (a week, a month, a year), and other numbers with what they count (ages, weeks,
+months, hours, years).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from knowledge.textfacts import STOPWORDS, find_amounts
+
+_SENTENCE = re.compile(r"(?:[^.!?]|[.!?](?=\d))+(?:[.!?]|$)")
+_CLAUSE_BREAK = re.compile(r",?\s+(?:and|but|while|whereas)\s+|;\s+|\s+[-–—]\s+", re.I)
+_RANGE_OPEN = re.compile(r"\bbetween\s+\S+$", re.I)
+_APPROXIMATE = re.compile(
+    r"\b(?:about|around|roughly|approximately|nearly|almost|over|up to)\s+$", re.I
+)
+_PERIOD = re.compile(
+    r"^\W{0,3}(?:a|per|each|every)\s+(week|month|year|day|hour|four weeks)\b|^\W{0,3}(weekly|monthly|yearly|annually|daily|hourly)\b",
+    re.I,
+)  # fmt: skip
+_PERIOD_NAMES = {
+    "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year",
+    "daily": "day", "hourly": "hour", "four weeks": "four_weeks",
+}  # fmt: skip
+_COUNT = re.compile(
+    r"(?<![£\d.,])\b(\d{1,3}(?:\.\d+)?)\s*(?:-|\s)?(years?|months?|weeks?|days?|hours?)\b", re.I
+)
+_AGE = re.compile(r"\b(?:under|over|aged?|age of|reach(?:es|ing)?|turns?)\s+(\d{1,2})\b", re.I)
+_THOUSANDS = re.compile(r"£\s?(\d+(?:\.\d+)?)\s?k\b", re.I)
+_PENCE_IN_POUND = re.compile(
+    r"\b(\d{1,2})p\s+(?:in|for|of)\s+(?:the|every|each)\s+(?:£1\b|pound\b)", re.I
+)
+
+_WORD_NUMBERS = {
+    word: value
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+} | {
+    word: 10 * (index + 2)
+    for index, word in enumerate(
+        ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    )
+}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORDS = re.compile(
+    r"\b(?:(?:" + "|".join(list(_WORD_NUMBERS) + list(_SCALES)) + r")[\s-]*(?:and\s+)?)+"
+    r"(?:(?P<pounds>pounds?)|(?P<percent>per\s?cent|percent))",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: Decimal
+    unit: str  # GBP | percent | years | months | weeks | days | hours | age
+    period: str = ""  # week | month | year | … for money
+    approximate: bool = False
+    printed: str = ""
+
+
+@dataclass
+class Claim:
+    start: int
+    end: int
+    text: str
+    figures: list[Figure] = field(default_factory=list)
+
+
+def answer_claims(answer: str) -> list[Claim]:
+    claims = []
+    for sentence in _SENTENCE.finditer(answer):
+        for start, end in _clauses(answer, sentence.start(), sentence.end()):
+            start, end = _trimmed(answer, start, end)
+            text = answer[start:end]
+            figures = claim_figures(text)
+            if figures or _substantive(text):
+                claims.append(Claim(start, end, text, figures))
+    return claims
+
+
+def _clauses(answer: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The sentence, split where each side states a figure of its own."""
+    pieces, last = [], start
+    for match in _CLAUSE_BREAK.finditer(answer, start, end):
+        left, right = answer[last : match.start()], answer[match.end() : end]
+        if _RANGE_OPEN.search(left):
+            continue  # "between £12,571 and £50,270" is one figure's range
+        if claim_figures(left) and claim_figures(right):
+            pieces.append((last, match.start()))
+            last = match.end()
+        elif match.group().strip() in "-–—" and _substantive(right) and not _substantive(left):
+            last = match.end()  # "Don't worry - X": the filler before the dash goes
+    pieces.append((last, end))
+    return pieces
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and not text[start].isalnum() and text[start] not in "£":
+        start += 1
+    while end > start and text[end - 1] in " .!?;,":
+        end -= 1
+    return start, end
+
+
+def _substantive(text: str) -> bool:
+    words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOPWORDS and len(w) > 3]
+    return len(words) >= 3
+
+
+def claim_figures(text: str) -> list[Figure]:
+    figures = []
+    in_the_pound = [m.span() for m in _PENCE_IN_POUND.finditer(text)]
+    for amount in find_amounts(text):
+        if text[amount.end : amount.end + 1].lower() == "k":
+            continue  # "£20k": read below
+        if any(start <= amount.start < end for start, end in in_the_pound):
+            continue  # "25p in the pound" is a rate: read below
+        figures.append(
+            Figure(
+                amount.value,
+                amount.unit,
+                period_after(text, amount.end),
+                bool(_APPROXIMATE.search(text[: amount.start])),
+                amount.printed,
+            )  # fmt: skip
+        )
+    for match in _THOUSANDS.finditer(text):
+        value = Decimal(match.group(1)) * 1000
+        figures.append(Figure(value, "GBP", period_after(text, match.end()), False, match.group()))
+    for match in _PENCE_IN_POUND.finditer(text):
+        figures.append(Figure(Decimal(match.group(1)), "percent", "", False, match.group()))
+    for match in _NUMBER_WORDS.finditer(text):
+        value = words_value(match.group())
+        if value is not None:
+            unit = "GBP" if match.group("pounds") else "percent"
+            figures.append(
+                Figure(value, unit, period_after(text, match.end()), False, match.group())
+            )
+    figures += _counts(text)
+    return figures
+
+
+def _counts(text: str) -> list[Figure]:
+    found = [Figure(Decimal(m.group(1)), "age", "", False, m.group()) for m in _AGE.finditer(text)]
+    for match in _COUNT.finditer(text):
+        unit = match.group(2).lower().rstrip("s") + "s"
+        if re.search(r"[£%]", text[max(0, match.start() - 1) : match.start()]):
+            continue
+        found.append(Figure(Decimal(match.group(1)), unit, "", False, match.group()))
+    return found
+
+
+def period_after(text: str, end: int) -> str:
+    match = _PERIOD.search(text[end : end + 20])
+    if match is None:
+        return ""
+    word = (match.group(1) or match.group(2)).lower()
+    return _PERIOD_NAMES.get(word, word)
+
+
+def words_value(words: str) -> Decimal | None:
+    """'forty-five per cent' → 45; 'twenty thousand pounds' → 20000."""
+    total, current = 0, 0
+    for token in re.findall(r"[a-z]+", words.lower()):
+        if token in _WORD_NUMBERS:
+            current += _WORD_NUMBERS[token]
+        elif token in _SCALES:
+            current = max(current, 1) * _SCALES[token]
+            if _SCALES[token] >= 1000:
+                total, current = total + current, 0
+    total += current
+    return Decimal(total) if total else None

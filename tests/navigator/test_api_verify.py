@@ -1,0 +1,118 @@
+"""POST /api/v1/verify over the fixture knowledge base: figures checked exactly (amount,
+period, the date), numbers in words, a wrong citation, nothing to check, oversize answers."""
+
+import pytest
+
+from knowledge.models import AtomicUnit
+from knowledge.verification.claims import answer_claims, claim_figures
+from navigator.models import QueryLog
+from navigator.schemas import MAX_ANSWER_CHARS
+
+PENSION = "The full new State Pension is £221.20 a week."
+
+
+def _claims(api, answer, **body):
+    response = api.post("/verify", {"answer": answer, **body})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def _only(body):
+    (claim,) = body["claims"]
+    return claim
+
+
+def test_a_figure_in_force_is_supported_with_its_unit_and_source(kb, api):
+    body = _claims(api, PENSION, as_of="2024-10-01")
+    claim = _only(body)
+    assert (claim["verdict"], claim["reason"]) == ("supported", "value_matches")
+    assert claim["units"] and "221.20" in claim["units"][0]["evidence_quote"]
+    assert claim["units"][0]["source_url"].endswith("/new-state-pension")
+    assert body["support_score"] == 1.0 and body["as_of"] == "2024-10-01"
+    assert (claim["start"], claim["end"]) == (0, len(PENSION) - 1)
+
+
+def test_a_weekly_figure_stated_as_monthly_is_contradicted(kb, api):
+    claim = _only(
+        _claims(api, "The full new State Pension is £221.20 a month.", as_of="2024-10-01")
+    )
+    assert (claim["verdict"], claim["reason"]) == ("contradicted", "different_period")
+    assert "week" in claim["knowledge_base_value"]
+
+
+def test_the_tax_year_boundary_decides_which_figure_holds(kb, api):
+    before = _only(_claims(api, PENSION, as_of="2024-04-05"))  # still 2023 to 2024
+    after = _only(_claims(api, PENSION, as_of="2024-04-06"))
+    assert (before["verdict"], before["reason"]) == ("contradicted", "not_in_force_on_date")
+    assert (after["verdict"], after["reason"]) == ("supported", "value_matches")
+
+
+def test_another_amount_on_the_same_topic_is_contradicted(kb, api):
+    claim = _only(_claims(api, "The full new State Pension is £230.00 a week.", as_of="2024-10-01"))
+    assert (claim["verdict"], claim["reason"]) == ("contradicted", "value_differs")
+    assert claim["knowledge_base_value"]
+
+
+def test_numbers_in_words_are_checked_as_figures(kb, api):
+    claim = _only(
+        _claims(
+            api,
+            "Income over £125,140 is taxed at the additional rate of forty-five per cent.",
+            as_of="2024-10-01",
+        )
+    )
+    assert claim["verdict"] == "supported"
+
+
+def test_a_claim_citing_a_unit_that_does_not_state_it(kb, api):
+    unrelated = (
+        AtomicUnit.objects.exclude(text__contains="221.20").exclude(value_amount=None).first()
+    )
+    claim = _only(_claims(api, PENSION, as_of="2024-10-01", cited_unit_ids=[unrelated.pk]))
+    assert (claim["verdict"], claim["reason"]) == ("unsupported", "wrong_fact_cited")
+
+
+def test_an_answer_with_nothing_to_check(kb, api):
+    body = _claims(api, "Thanks for asking! I hope this helps.")
+    assert body["claims"] == [] and body["support_score"] is None
+
+
+def test_an_oversize_answer_is_refused_clearly(kb, api):
+    response = api.post("/verify", {"answer": "x" * (MAX_ANSWER_CHARS + 1)})
+    assert response.status_code in (413, 422)
+    if response.status_code == 422:
+        assert f"at most {MAX_ANSWER_CHARS}" in response.json()["detail"]
+
+
+def test_a_verification_is_logged(kb, api):
+    _claims(api, PENSION, as_of="2024-10-01")
+    row = QueryLog.objects.get(endpoint="/api/v1/verify")
+    assert row.status_code == 200 and row.reasons == ["supported"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("It is 25p in the pound.", [("25", "percent")]),
+        ("You can save £20k a year.", [("20000", "GBP")]),
+        ("about twenty thousand pounds", [("20000", "GBP")]),
+        ("You pay 8% above £242 a week", [("8", "percent"), ("242", "GBP")]),
+        ("for a child under 12", [("12", "age")]),
+        ("backdated for up to 3 months", [("3", "months")]),
+    ],
+)
+def test_figures_are_read_from_claims(text, expected):
+    found = [(f"{f.value.normalize():f}", f.unit) for f in claim_figures(text)]
+    assert found == expected
+
+
+def test_a_sentence_is_split_where_each_side_states_its_own_figure():
+    answer = "You get £25.60 a week for the eldest child and £16.95 a week for each other child."
+    claims = answer_claims(answer)
+    assert [c.text for c in claims] == [
+        "You get £25.60 a week for the eldest child",
+        "£16.95 a week for each other child",
+    ]
+    assert all(answer[c.start : c.end] == c.text for c in claims)
+    ranged = answer_claims("Basic rate is 20% on income between £12,571 and £50,270.")
+    assert len(ranged) == 1  # a range is one figure's, not two claims
