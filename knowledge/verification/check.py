@@ -36,9 +36,12 @@ from knowledge.verification.claims import (
 class Thresholds:
     """Similarities of a claim to a unit (chosen by eval_verify --cv, folds grouped by page)."""
 
-    figure_topic: float = 0.45  # a unit stating the claim's figure is about the claim
-    differs_topic: float = 0.70  # a unit stating another figure of that kind is on its topic
+    figure_topic: float = 0.65  # a unit stating the claim's figure is about the claim
+    differs_topic: float = 0.60  # a unit stating another figure of that kind is on its topic
     meaning: float = 0.60  # a unit says what a claim without figures says
+    # A figure is compared with the units of the concepts nearest the claim: those within
+    # this much of the nearest unit's similarity (1 compares with every unit found).
+    topic_margin: float = 0.0
 
 
 THRESHOLDS = Thresholds()
@@ -142,6 +145,7 @@ def _by_meaning(claim: Claim, evidence: list[Evidence], thresholds: Thresholds) 
 def _figure_verdict(
     claim, figure: Figure, evidence, *, cited, thresholds: Thresholds
 ) -> ClaimVerdict:
+    evidence = _on_topic(evidence, thresholds.topic_margin)
     stating = [
         e for e in evidence if e.similarity >= thresholds.figure_topic and _states(e.unit, figure)
     ]
@@ -164,6 +168,17 @@ def _figure_verdict(
     if other and other[0].similarity >= thresholds.differs_topic:
         return ClaimVerdict(claim, "contradicted", "value_differs", other[:1], _shown(other))
     return ClaimVerdict(claim, "unsupported", "no_fact_found", evidence[:1])
+
+
+def _on_topic(evidence: list[Evidence], margin: float) -> list[Evidence]:
+    """The units of the claim's topic: the concepts of the units nearest the claim (within a
+    small margin of the nearest), so that a figure is compared with the same fact's figures,
+    not with any unit that happens to print the same number."""
+    if not evidence:
+        return evidence
+    best = evidence[0].similarity
+    concepts = {e.unit.concept_id for e in evidence if e.similarity >= best - margin}
+    return [e for e in evidence if e.unit.concept_id in concepts]
 
 
 def _states(unit: AtomicUnit, figure: Figure) -> bool:
