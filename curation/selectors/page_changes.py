@@ -61,8 +61,12 @@ def page_change_get(*, source_id: int) -> PageChange:
     """Raises Source.DoesNotExist."""
     source = Source.objects.get(pk=source_id)
     current, previous = _current_and_previous(source)
+    # A gone page states nothing any more: all its living units wait for a decision.
+    to_decide = (
+        AtomicUnit.objects.alive() if source.status == Source.Status.GONE else unconfirmed_units()
+    )
     unconfirmed = list(
-        unconfirmed_units().filter(source_id=source_id).select_related("concept")
+        to_decide.filter(source_id=source_id).select_related("concept")
         .order_by("concept__taxonomy_id", "ordinal")
     )  # fmt: skip
     new_units = _new_units(current)

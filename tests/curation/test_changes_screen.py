@@ -228,3 +228,15 @@ def test_a_concept_leaves_needs_review_once_its_last_unconfirmed_unit_is_confirm
 
     assert concepts_needing_review() == []
     assert f'id="concept-row-{concept.pk}"' not in client.get(LIST_URL).content.decode()
+
+
+def test_a_gone_page_lists_all_its_living_units_for_a_decision(expert, settings):
+    settings.SOURCE_GONE_AFTER_FAILURES, settings.SOURCE_GONE_AFTER_DAYS = 1, 0
+    source, rate, claim, new_rate = changed_page("withdrawn")
+    ingest.source_record_failure(url=source.url, gone=True, reason="gov.uk answered 410")
+
+    html = signed_in(expert).get(page_url(source)).content.decode()
+
+    assert "which gov.uk no longer serves" in html
+    for unit in (rate, claim, new_rate):
+        assert unit.text in html
