@@ -81,9 +81,7 @@ class QuestionIn(Schema):
     @field_validator("as_of")
     @classmethod
     def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
-        if value is not None and not dt.date(1990, 1, 1) <= value <= dt.date(2100, 12, 31):
-            raise ValueError("must be between 1990-01-01 and 2100-12-31")
-        return value
+        return _sane_day(value)
 
 
 class SearchIn(QuestionIn):
@@ -132,6 +130,12 @@ class SearchIn(QuestionIn):
         if self.min_results > self.k:
             raise ValueError("min_results must not be above k")
         return self
+
+
+def _sane_day(value: dt.date | None) -> dt.date | None:
+    if value is not None and not dt.date(1990, 1, 1) <= value <= dt.date(2100, 12, 31):
+        raise ValueError("must be between 1990-01-01 and 2100-12-31")
+    return value
 
 
 def _storable(text: str) -> str:
@@ -349,9 +353,7 @@ class VerifyIn(Schema):
     @field_validator("as_of")
     @classmethod
     def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
-        if value is not None and not dt.date(1990, 1, 1) <= value <= dt.date(2100, 12, 31):
-            raise ValueError("must be between 1990-01-01 and 2100-12-31")
-        return value
+        return _sane_day(value)
 
 
 class ClaimUnitOut(Out):

@@ -132,48 +132,6 @@ def _content_words(text: str) -> set[str]:
 
 
 def _of_the_year(units, day) -> float:
-    """A figure shown that is stated for the year of the day asked about: it starts in
-    that tax year, or it is stated for a span of at most about a year that covers the day. A
-    figure carried forward from an earlier year, or kept in force until a later figure
-    superseded it, may have changed in between (yearly rates do, every April)."""
-    year = tax_year_start_year(day)
-    return float(
-        any(
-            u.unit.value_amount is not None and u.unit.valid_from is not None and (
-                tax_year_start_year(u.unit.valid_from) == year
-                or (
-                    u.unit.valid_to is not None
-                    and u.unit.valid_from <= day <= u.unit.valid_to
-                    and (u.unit.valid_to - u.unit.valid_from).days <= 400
-                )
-            )
-            for u in units
-        )
-    )  # fmt: skip
-
-
-def _answer_terms(question: str, hits, kind: str, wanted: tuple[str, ...]) -> float:
-    """The share of the question's content words held by one unit of the kind asked for
-    (with its concept's name): the best such unit. A page that names the topic but not the
-    detail asked about leaves words uncovered in every single unit."""
-    words = _content_words(question)
-    if not words:
-        return 1.0
-    best = 0.0
-    for hit in hits:
-        for u in hit.units:
-            if wanted and not _carries(u.unit, kind, wanted):
-                continue
-            held = {w[:5] for w in _WORD.findall(f"{hit.concept.name} {u.unit.text}".lower())}
-            best = max(best, sum(w[:5] in held for w in words) / len(words))
-    return round(best, 4)
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 2}
-
-
-def _of_the_year(units, day) -> float:
     """A figure shown that is stated for the year of the day asked about: it starts in that
     tax year, or its validity has an end and covers the day. A figure carried forward from
     an earlier year with no end may have changed since (yearly rates do, every April)."""
