@@ -14,6 +14,7 @@ Verdicts and reasons:
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -36,8 +37,8 @@ from knowledge.verification.claims import (
 class Thresholds:
     """Similarities of a claim to a unit (chosen by eval_verify --cv, folds grouped by page)."""
 
-    figure_topic: float = 0.65  # a unit stating the claim's figure is about the claim
-    differs_topic: float = 0.60  # a unit stating another figure of that kind is on its topic
+    figure_topic: float = 0.55  # a unit stating the claim's figure is about the claim
+    differs_topic: float = 0.50  # a unit stating another figure of that kind is on its topic
     meaning: float = 0.60  # a unit says what a claim without figures says
     # A figure is compared with the units of the concepts nearest the claim: those within
     # this much of the nearest unit's similarity (1 compares with every unit found).
@@ -181,7 +182,18 @@ def _on_topic(evidence: list[Evidence], margin: float) -> list[Evidence]:
     return [e for e in evidence if e.unit.concept_id in concepts]
 
 
+_EXAMPLE = re.compile(r"\b(?:for example|example:|for instance|e\.g\.)|^\W*example\b", re.I)
+
+
+def _worked_example(unit: AtomicUnit) -> bool:
+    return unit.unit_type == "example" or bool(_EXAMPLE.search(unit.text))
+
+
 def _states(unit: AtomicUnit, figure: Figure) -> bool:
+    """The unit states the figure as a fact: a worked example's numbers (someone who earns
+    £67,600 …) are not the rule's figures."""
+    if _worked_example(unit):
+        return False
     return any(_equal(value, figure) for value in _unit_values(unit, figure.unit))
 
 
@@ -220,7 +232,8 @@ def _other_figure(figure: Figure, evidence: list[Evidence]) -> list[Evidence]:
     """In-force units, nearest first, that state a figure of the claim's kind."""
     return [
         e for e in evidence
-        if e.temporal_status == "current" and _unit_values(e.unit, figure.unit)
+        if e.temporal_status == "current" and not _worked_example(e.unit)
+        and _unit_values(e.unit, figure.unit)
     ]  # fmt: skip
 
 
