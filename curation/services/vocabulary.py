@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from django.db.models import Q, Value
+from django.db.models import Value
 from django.db.models.functions import Lower
 
 from curation.models import AuditEvent
@@ -244,32 +244,3 @@ def _text(value: str | None, field: str, limit: int, *, blank: str = "must not b
     if "\x00" in text:  # PostgreSQL cannot store it in text
         raise TaxonomyChangeRefused(f"{field}: must not contain a NUL character")
     return text
-
-
-# --- reads for the screen ----------------------------------------------------------------------
-
-
-def glossary_terms_listed() -> list[GlossaryTerm]:
-    return list(GlossaryTerm.objects.select_related("concept", "category").order_by(
-        Lower("term"), Lower("means")
-    ))  # fmt: skip
-
-
-def life_events_listed() -> list[LifeEvent]:
-    return list(LifeEvent.objects.order_by("slug"))
-
-
-def vocabulary_changes_recent(*, limit: int) -> list[AuditEvent]:
-    """Editors' glossary and life-event changes, newest first."""
-    return list(
-        AuditEvent.objects.filter(_vocabulary_actions())
-        .select_related("actor")
-        .order_by("-created_at", "-pk")[:limit]
-    )
-
-
-def _vocabulary_actions() -> Q:
-    match = Q()
-    for prefix in VOCABULARY_ACTIONS:
-        match |= Q(action__startswith=prefix)
-    return match

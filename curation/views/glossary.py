@@ -29,6 +29,8 @@ from curation.forms.vocabulary import (
 )
 from curation.models import AuditEvent
 from curation.presenters.audit import event_views
+from curation.selectors import vocabulary as vocabulary_selectors
+from curation.selectors.changes import taxonomy_changes_recent
 from curation.selectors.taxonomy import categories_ordered, concepts_for_picker
 from curation.services import vocabulary as services
 from curation.services.taxonomy import TaxonomyChangeRefused
@@ -83,13 +85,17 @@ def glossary(request: HttpRequest) -> HttpResponse:
 
 def _panel(notice: Notice | None = None, posted: Posted | None = None) -> dict:
     return {
-        "terms": [_term_row(term, posted) for term in services.glossary_terms_listed()],
-        "events": [_event_row(event, posted) for event in services.life_events_listed()],
+        "terms": [_term_row(term, posted) for term in vocabulary_selectors.glossary_terms_listed()],
+        "events": [
+            _event_row(event, posted) for event in vocabulary_selectors.life_events_listed()
+        ],
         "new_term": _new_values(posted, "terms", TERM_FIELDS),
         "new_event": _new_values(posted, "life-events", EVENT_FIELDS),
         "picker": concepts_for_picker(),
         "categories": categories_ordered(),
-        "changes": event_views(services.vocabulary_changes_recent(limit=CHANGES_SHOWN)),
+        "changes": event_views(
+            taxonomy_changes_recent(limit=CHANGES_SHOWN, actions=services.VOCABULARY_ACTIONS)
+        ),
         "changes_shown": CHANGES_SHOWN,
         "min_searches": services.MIN_SEARCHES,
         "max_searches": services.MAX_SEARCHES,
