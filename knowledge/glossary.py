@@ -47,7 +47,7 @@ def terms_found(text: str, glossary: tuple[GlossaryEntry, ...]) -> list[TermFoun
     meanings: dict[tuple[int, int], list[GlossaryEntry]] = {}
     lowered = text.lower()
     for entry in glossary:
-        for match in _term_pattern(entry.term, entry.match_case).finditer(text):
+        for match in phrase_pattern(entry.term, entry.match_case).finditer(text):
             if entry.means.lower() in lowered:
                 continue
             meanings.setdefault(match.span(), []).append(entry)
@@ -61,7 +61,8 @@ def terms_found(text: str, glossary: tuple[GlossaryEntry, ...]) -> list[TermFoun
 
 
 @cache
-def _term_pattern(term: str, match_case: bool) -> re.Pattern:
+def phrase_pattern(term: str, match_case: bool) -> re.Pattern:
+    """The term as a word of its own (a trailing "s" allowed: "ISAs"), compiled once."""
     flags = 0 if match_case else re.IGNORECASE
     return re.compile(rf"(?<![\w-]){re.escape(term)}s?(?![\w-])", flags)
 

@@ -15,19 +15,10 @@ import re
 from dataclasses import dataclass
 
 from knowledge.temporal import tax_year_start_year
+from knowledge.textfacts import MONTH_ABBREVIATIONS, MONTHS
 
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
-         ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
-         ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
-         ("december", "dec")],
-        start=1,
-    )
-    for name in names
-}  # fmt: skip
-_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH_NUMBERS = MONTHS | MONTH_ABBREVIATIONS  # "July", "jul", "sept"
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _NOT_A_PERSON = r"(?<!born )(?<!born in )(?<!born on )(?<!birthday )"
 
@@ -91,7 +82,7 @@ def _read(kind: str, match: re.Match, *, today: dt.date, before) -> DateMention 
 
 def _exact_day(match, *, today, phrase) -> DateMention | None:
     try:
-        day = dt.date(int(match["year"]), MONTHS[match["month"].lower()], int(match["day"]))
+        day = dt.date(int(match["year"]), _MONTH_NUMBERS[match["month"].lower()], int(match["day"]))
     except ValueError:
         return None
     return DateMention(day, phrase, f"the date {day:%-d %B %Y} in the question")
@@ -111,7 +102,7 @@ def _year_span(match, *, today, phrase) -> DateMention | None:
 
 
 def _month(match, *, today, phrase) -> DateMention:
-    day = dt.date(int(match["year"]), MONTHS[match["month"].lower()], 15)
+    day = dt.date(int(match["year"]), _MONTH_NUMBERS[match["month"].lower()], 15)
     return DateMention(day, phrase, f"{day:%B %Y} (the middle of the month)")
 
 

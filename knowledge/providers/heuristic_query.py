@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from knowledge.glossary import terms_found
+from knowledge.glossary import phrase_pattern, terms_found
 from knowledge.providers.types import (
     ConversationTurn,
     LifeEventInfo,
@@ -153,7 +153,7 @@ def _contains_phrase(lowered: str, phrase: str) -> bool:
 
 
 def _phrase_match(lowered: str, phrase: str) -> re.Match | None:
-    return re.search(rf"(?<![\w-]){re.escape(phrase)}s?(?![\w-])", lowered)
+    return phrase_pattern(phrase, True).search(lowered)
 
 
 def _turn_type(query: str, conversation: list[ConversationTurn], *, names_topic: bool) -> str:

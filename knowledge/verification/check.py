@@ -205,17 +205,13 @@ def _equal(value: Decimal, figure: Figure) -> bool:
 
 def _unit_values(unit: AtomicUnit, kind: str) -> list[Decimal]:
     values = []
-    if unit.value_amount is not None and _kind_of(unit.value_unit) == kind:
+    if unit.value_amount is not None and unit.value_unit == kind:
         values.append(Decimal(unit.value_amount).normalize())
     if kind in ("GBP", "percent"):
         values += [a.value for a in find_amounts(unit.text) if a.unit == kind]
     else:
         values += [f.value for f in claim_figures(unit.text) if f.unit == kind]
     return [Decimal(v).normalize() for v in values]
-
-
-def _kind_of(value_unit: str) -> str:
-    return {"GBP": "GBP", "percent": "percent"}.get(value_unit, value_unit)
 
 
 def _unit_period(unit: AtomicUnit, figure: Figure) -> str:

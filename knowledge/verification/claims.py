@@ -14,22 +14,15 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from knowledge.textfacts import STOPWORDS, find_amounts
+from knowledge.textfacts import STOPWORDS, find_amounts, period_in
 
 _SENTENCE = re.compile(r"(?:[^.!?]|[.!?](?=\d))+(?:[.!?]|$)")
 _CLAUSE_BREAK = re.compile(r",?\s+(?:and|but|while|whereas)\s+|;\s+|\s+[-–—]\s+", re.I)
+PERIOD_REACH = 20  # characters after a figure where its period is written
 _RANGE_OPEN = re.compile(r"\bbetween\s+\S+$", re.I)
 _APPROXIMATE = re.compile(
     r"\b(?:about|around|roughly|approximately|nearly|almost|over|up to)\s+$", re.I
 )
-_PERIOD = re.compile(
-    r"^\W{0,3}(?:a|per|each|every)\s+(week|month|year|day|hour|four weeks)\b|^\W{0,3}(weekly|monthly|yearly|annually|daily|hourly)\b",
-    re.I,
-)  # fmt: skip
-_PERIOD_NAMES = {
-    "weekly": "week", "monthly": "month", "yearly": "year", "annually": "year",
-    "daily": "day", "hourly": "hour", "four weeks": "four_weeks",
-}  # fmt: skip
 _COUNT = re.compile(
     r"(?<![£\d.,])\b(\d{1,3}(?:\.\d+)?)\s*(?:-|\s)?(years?|months?|weeks?|days?|hours?)\b", re.I
 )
@@ -181,11 +174,8 @@ def _counts(text: str) -> list[Figure]:
 
 
 def period_after(text: str, end: int) -> str:
-    match = _PERIOD.search(text[end : end + 20])
-    if match is None:
-        return ""
-    word = (match.group(1) or match.group(2)).lower()
-    return _PERIOD_NAMES.get(word, word)
+    """The period written just after a figure ("£81.90 a week for …"), or ''."""
+    return period_in(text[end : end + PERIOD_REACH])
 
 
 def words_value(words: str) -> Decimal | None:
