@@ -233,7 +233,7 @@ def summarise(results: list[QuestionResult]) -> dict:
         "answerable_ok": _share([r.outcome == "ok" for r in answerable]),
         "false_refusals": sum(r.outcome == "no_match" for r in answerable),
         "false_low_confidence": sum(r.outcome == "low_confidence" for r in answerable),
-        "latency_ms": _latency([r.milliseconds for r in results]),
+        "latency_ms": latency_summary([r.milliseconds for r in results]),
         "by_kind": {k: _recall_block(v) for k, v in _group(answerable, "kind").items()},
         "outcome_by_kind": {
             k: _share([_outcome_right(r) for r in v]) for k, v in _group(results, "kind").items()
@@ -292,7 +292,8 @@ def _recall_block(results: list[QuestionResult]) -> dict:
     }  # fmt: skip
 
 
-def _latency(values: list[float]) -> dict:
+def latency_summary(values: list[float]) -> dict:
+    """p50 and p95 in milliseconds ({} with no values)."""
     ordered = sorted(values)
     if not ordered:
         return {}

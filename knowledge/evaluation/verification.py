@@ -7,8 +7,6 @@ claims, the confusion matrix, and latency."""
 from __future__ import annotations
 
 import itertools
-import json
-import statistics
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
@@ -17,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knowledge.evaluation.gold import error_text
+from knowledge.evaluation.retrieval import latency_summary
 from knowledge.verification.check import Thresholds, Verification, answer_verify, claim_evidence
 
 VERDICTS = ("supported", "contradicted", "unsupported")
@@ -26,11 +25,18 @@ class CaseFileError(ValueError):
     """The case file is missing or a line does not have the README's shape."""
 
 
+class GoldPage(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    url: str
+
+
 class GoldClaim(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     text: str
     verdict: str
+    gold: tuple[GoldPage, ...] = ()
 
 
 class VerifyCase(BaseModel):
@@ -48,18 +54,6 @@ class CaseResult:
     pairs: list[tuple[str, str, str]]  # (gold verdict, returned verdict or "no match", reason)
     unmatched_returned: list[str]  # verdicts of returned claims matching no gold claim
     milliseconds: float
-
-
-def first_gold_urls(path: Path) -> dict[str, str]:
-    """Each answer's first gold page, which keeps its answers on one side of a split."""
-    firsts = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            urls = [g["url"] for c in record.get("claims", []) for g in c.get("gold", [])]
-            if urls:
-                firsts[record["id"]] = urls[0]
-    return firsts
 
 
 def load_cases(path: Path) -> list[VerifyCase]:
@@ -111,7 +105,6 @@ def summarise_verification(results: list[CaseResult]) -> dict:
     pairs = [pair for r in results for pair in r.pairs]
     per_class = {v: _share([got == v for want, got, _ in pairs if want == v]) for v in VERDICTS}
     returned_supported = [want for want, got, _ in pairs if got == "supported"]
-    times = sorted(r.milliseconds for r in results)
     return {
         "answers": len(results),
         "gold_claims": len(pairs),
@@ -123,10 +116,7 @@ def summarise_verification(results: list[CaseResult]) -> dict:
         "confusion": dict(Counter((want, got) for want, got, _ in pairs)),
         "reasons": dict(Counter((want, got, reason) for want, got, reason in pairs)),
         "unmatched_returned": dict(Counter(v for r in results for v in r.unmatched_returned)),
-        "latency_ms": {
-            "p50": round(statistics.median(times), 1) if times else None,
-            "p95": round(times[min(len(times) - 1, int(0.95 * len(times)))], 1) if times else None,
-        },
+        "latency_ms": latency_summary([r.milliseconds for r in results]),
     }
 
 
@@ -159,11 +149,13 @@ def remembering_evidence():
     return evidence_of
 
 
-def case_group(case: VerifyCase, golds: dict[str, str]) -> str:
-    return golds.get(case.id) or f"case:{case.id}"
+def case_group(case: VerifyCase) -> str:
+    """An answer's first gold page, which keeps the answers about it on one side of a split."""
+    urls = [page.url for claim in case.claims for page in claim.gold]
+    return urls[0] if urls else f"case:{case.id}"
 
 
-def cross_validate_thresholds(cases: list[VerifyCase], golds: dict[str, str]) -> dict:
+def cross_validate_thresholds(cases: list[VerifyCase]) -> dict:
     """Held-out figures with the thresholds chosen on the other folds, folds grouped by the
     first gold page of each answer. The choice weighs verdict accuracy and contradicted
     recall equally: a wrong amount passed as supported is the failure that matters most."""
@@ -177,7 +169,7 @@ def cross_validate_thresholds(cases: list[VerifyCase], golds: dict[str, str]) ->
     }  # fmt: skip
     held_out: list[CaseResult | None] = [None] * len(cases)
     chosen = []
-    groups = [case_group(case, golds) for case in cases]
+    groups = [case_group(case) for case in cases]
     for train, test in GroupKFold(n_splits=FOLDS).split(cases, groups=groups):
         best = max(grid, key=lambda t: _objective([results[t][i] for i in train]))
         chosen.append(best)

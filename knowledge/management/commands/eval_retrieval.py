@@ -129,10 +129,7 @@ class Command(BaseCommand):
         label = "analysed" if analysed else "words alone"
         progress = tqdm(questions, unit="q", desc=label, file=self.stderr._out)
         results = [evaluate_question(q, analysed=analysed) for q in progress]
-        report = summarise(results)
-        report.pop("_results", None)
-        report["_results"] = results
-        return report
+        return summarise(results) | {"_results": results}  # the results leave before printing
 
     def _compare(self, questions):
         rows = {}  # the caller's words alone: these compare the ranking, not the analysis

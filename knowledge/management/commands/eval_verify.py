@@ -10,7 +10,6 @@ from knowledge.evaluation.verification import (
     CaseFileError,
     cross_validate_thresholds,
     evaluate_case,
-    first_gold_urls,
     load_cases,
     summarise_verification,
 )
@@ -37,7 +36,7 @@ class Command(BaseCommand):
         except CaseFileError as exc:
             raise CommandError(str(exc)) from exc
         if cv:
-            report = cross_validate_thresholds(cases, first_gold_urls(file))
+            report = cross_validate_thresholds(cases)
             self.stdout.write(
                 f"cross-validated (held-out figures; thresholds chosen per fold: "
                 f"{report['thresholds_chosen']}; best on all: {report['best_on_all']})"
@@ -71,7 +70,9 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"returned claims matching no gold claim: {report['unmatched_returned']}")
         latency = report["latency_ms"]
-        self.stdout.write(f"latency per answer ms: p50 {latency['p50']}  p95 {latency['p95']}")
+        self.stdout.write(
+            f"latency per answer ms: p50 {latency.get('p50')}  p95 {latency.get('p95')}"
+        )
 
 
 def _dumps(report: dict) -> str:

@@ -1,0 +1,77 @@
+"""Claim-verification scoring as the eval README says: overlap of at least half the gold
+claim, greedy by overlap, one-to-one; the case file read strictly; folds keep a page's
+answers together."""
+
+import datetime as dt
+import json
+
+import pytest
+
+from knowledge.evaluation.verification import (
+    CaseFileError,
+    case_group,
+    load_cases,
+    score_case,
+    summarise_verification,
+)
+from knowledge.verification.check import ClaimVerdict, Verification
+from knowledge.verification.claims import Claim
+
+ANSWER = "You get £25.60 a week for the eldest child. Each other child gets £16.95 a month."
+URL = "https://www.gov.uk/child-benefit"
+
+
+def case_file(tmp_path, *records):
+    path = tmp_path / "cases.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records))
+    return path
+
+
+def record(**fields):
+    claims = [
+        {"text": "You get £25.60 a week for the eldest child", "verdict": "supported",
+         "gold": [{"url": URL, "span": "Eldest or only child £25.60"}]},
+        {"text": "Each other child gets £16.95 a month", "verdict": "contradicted",
+         "gold": [{"url": URL, "span": "Additional children £16.95"}]},
+    ]  # fmt: skip
+    return {"id": "v-1", "answer": ANSWER, "as_of": "2024-10-01", "claims": claims} | fields
+
+
+def returned(text: str, verdict: str) -> ClaimVerdict:
+    start = ANSWER.index(text)
+    return ClaimVerdict(Claim(start, start + len(text), text), verdict, "value_matches")
+
+
+def test_claims_match_by_half_the_gold_length_one_to_one(tmp_path):
+    (case,) = load_cases(case_file(tmp_path, record()))
+    found = Verification(
+        [
+            returned("You get £25.60 a week", "supported"),  # over half of the first claim
+            returned("£16.95 a month", "supported"),  # under half of the second: no match
+        ],
+        dt.date(2024, 10, 1),
+        3.0,
+    )
+
+    result = score_case(case, found)
+
+    assert result.pairs == [
+        ("supported", "supported", "value_matches"),
+        ("contradicted", "no match", ""),
+    ]
+    report = summarise_verification([result])
+    assert report["verdict_accuracy"] == 0.5 and report["missed_claims"] == 0.5
+    assert report["contradicted_recall"] == 0.0 and report["supported_precision"] == 1.0
+    assert report["latency_ms"] == {"p50": 3.0, "p95": 3.0}
+
+
+def test_an_answer_is_grouped_by_its_first_gold_page(tmp_path):
+    no_gold = record(id="v-2", claims=[{"text": "You get £25.60 a week", "verdict": "unsupported"}])
+    first, second = load_cases(case_file(tmp_path, record(), no_gold))
+    assert case_group(first) == URL
+    assert case_group(second) == "case:v-2"
+
+
+def test_a_bad_line_is_named(tmp_path):
+    with pytest.raises(CaseFileError, match="line 2"):
+        load_cases(case_file(tmp_path, record(), {"id": "v-3"}))
