@@ -21,7 +21,9 @@ Signals (each in 0..1):
   day's year (1 for other questions);
 - `rules_refuse`: the typed rules of `outcome` give a reason to refuse;
 - `answer_terms`: the share of the question's content words one unit of the kind asked for
-  holds (the best such unit).
+  holds (the best such unit);
+- `designators_held`: a numbered variant the question names (Plan 2, Class 1A) is named by a
+  unit found (1 when it names none).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ SIGNALS = (
     "topic_similarity", "top_score", "unit_similarity", "topic_has_facts", "kind_found",
     "in_force", "terms_covered", "asks_amount", "date_named", "amount_dated_on_day",
     "topic_has_amount", "other_country", "amount_of_the_year", "rules_refuse",
-    "answer_terms",
+    "answer_terms", "designators_held",
 )  # fmt: skip
 # The knowledge base holds UK rules only: a question about another country's system (its
 # name, its citizens or its currency) is about something it does not hold.
@@ -55,7 +57,8 @@ _OTHER_COUNTRY = re.compile(
 _ASKS = (
     ("amount", re.compile(
         r"\bhow (?:much|many pounds|high|low)\b|£|\b(?:rate|limit|threshold|allowance|amount|cap|"
-        r"bonus|charge|penalty|fee|wage|maximum|minimum|percent(?:age)?)s?\b|%", re.I)),
+        r"bonus|charge|penalty|fee|wage|maximum|minimum|percent(?:age)?)s?\b|%|"
+        r"\b(?:per|a|each) (?:week|month|year)\b|\b(?:weekly|monthly|yearly)\b", re.I)),
     ("date", re.compile(r"\b(?:when|deadline|how long|how soon|by what date|what date)\b", re.I)),
     ("procedure", re.compile(r"\bhow (?:do|can|should|would) (?:i|we|you)\b|\bhow to\b|\bwhere do i\b", re.I)),
     ("eligibility", re.compile(
@@ -70,6 +73,9 @@ _KIND_UNITS = {
     "definition": ("definition", "rule"),
 }
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# A scheme's numbered variants differ in their figures: Plan 1 and Plan 2 student loans,
+# Class 1 and Class 4 National Insurance. A figure of another variant does not answer.
+_DESIGNATOR = re.compile(r"\b(plan|class|level|tier|band|type)\s+(\d+[a-z]?|[a-z])\b", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
 TOP_CONCEPTS = 3
 
@@ -107,7 +113,22 @@ def outcome_signals(
         "amount_of_the_year": _of_the_year(units, day) if kind == "amount" and dated else 1.0,
         "rules_refuse": float(bool(rule_reasons)),
         "answer_terms": _answer_terms(question, best, kind, wanted),
+        "designators_held": _designators_held(question, units),
     }
+
+
+def _designators(text: str) -> set[str]:
+    return {f"{word.lower()} {mark.lower()}" for word, mark in _DESIGNATOR.findall(text)}
+
+
+def _designators_held(question: str, units) -> float:
+    """1 when the question names no numbered variant (Plan 2, Class 1A), or a unit found
+    names every one it names (a worked example counts: it states the variant's figure); 0
+    when the units found are all another variant's."""
+    named = _designators(question)
+    if not named:
+        return 1.0
+    return float(any(named <= _designators(u.unit.text) for u in units))
 
 
 def _answer_terms(question: str, hits, kind: str, wanted: tuple[str, ...]) -> float:

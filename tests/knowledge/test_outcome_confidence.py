@@ -78,6 +78,8 @@ def _signals(question: str, hits, *, topic=None, rows=((1, 0.8),), dated=False, 
         ("HOW MUCH is Child Benefit for a second child", "amount"),
         ("What's the VAT registration threshold?", "amount"),
         ("Is there a £ figure for the trading exemption", "amount"),
+        ("What was the full new State Pension per week in 2019?", "amount"),
+        ("What's the monthly Universal Credit standard allowance for a couple?", "amount"),
         ("When must I send my tax return?", "date"),
         ("By what date do I have to register a company?", "date"),
         ("How long do I keep my business records?", "date"),
@@ -188,6 +190,34 @@ def test_kind_found_needs_a_unit_of_the_kind_within_the_best_concepts():
     assert _signals(question, fourth)["kind_found"] == 0.0  # only the top three concepts count
     assert _signals(question, with_amount)["kind_found"] == 1.0
     assert _signals("Tell me about employers' duties", only_rules)["kind_found"] == 1.0
+
+
+def test_designators_held_needs_a_unit_naming_the_variant_asked_about():
+    loans = _concept("Student loan repayment threshold")
+    plan_1 = _seen(
+        _unit("Plan 1: the threshold is £1,682 a month", kind="threshold", amount="1682")
+    )
+    plans = _seen(_unit("You repay 9% over the threshold for plans 1, 2 and 4", kind="rule"))
+    plan_4_example = _seen(
+        _unit("Your income is over the Plan 4 threshold of £2,273", kind="example")
+    )
+    question = "What's the repayment threshold for a Plan 4 student loan?"
+
+    assert _signals(question, [_hit(loans, plan_1, plans)])["designators_held"] == 0.0
+    # a worked example states the variant's figure, so it counts
+    assert _signals(question, [_hit(loans, plan_1, plan_4_example)])["designators_held"] == 1.0
+    assert (
+        _signals("What's the student loan threshold?", [_hit(loans, plan_1)])["designators_held"]
+        == 1.0
+    )
+    # Class 1A is not Class 1
+    ni = [
+        _hit(
+            _concept("NI"),
+            _seen(_unit("Class 1 contributions are 8%", kind="threshold", amount="8")),
+        )
+    ]
+    assert _signals("What is the Class 1A rate?", ni)["designators_held"] == 0.0
 
 
 def test_kind_found_for_a_procedure_question_accepts_procedures_and_rules_only():
