@@ -5,8 +5,10 @@ thresholds below are similarities of MiniLM vectors (`eval_verify --cv` fits the
 Verdicts and reasons:
 - supported: `value_matches` (a unit in force on the day states the figure), `meaning_matches`;
 - contradicted: `value_differs` (a unit on the same topic, in force, states another figure of
-  the same kind), `different_period` (the figure, but per week where the claim says month),
-  `not_in_force_on_date` (the figure belongs to another year's unit);
+  the same kind about the same thing: a word next to its figure is next to the claim's),
+  `different_period` (the figure, but per week where the claim says month),
+  `not_in_force_on_date` (the figure belongs to another year's unit), `meaning_differs` (a
+  unit that says what the claim says, but one of the two denies it: "cannot" for "can");
 - unsupported: `no_fact_found`, `wrong_fact_cited` (the figure is right, but none of the
   units the assistant cited states it).
 """
@@ -23,7 +25,7 @@ from django.utils import timezone
 
 from knowledge.models import AtomicUnit
 from knowledge.retrieval import SearchParams, concept_search
-from knowledge.textfacts import find_amounts
+from knowledge.textfacts import STOPWORDS, find_amounts
 from knowledge.verification.claims import (
     Claim,
     Figure,
@@ -119,7 +121,9 @@ def claim_verify(
 
 def claim_evidence(claim: Claim, day: dt.date) -> list[Evidence]:
     """The units nearest the claim, of every date, with their status on `day`."""
-    params = SearchParams(query=claim.text, k=5, min_results=5, as_of=day, include_historical=True)
+    params = SearchParams(
+        query=claim.context, k=5, min_results=5, as_of=day, include_historical=True
+    )
     result = concept_search(params=params)
     found = [
         Evidence(u.unit, u.similarity, u.temporal_status)
@@ -160,7 +164,7 @@ def _figure_verdict(
         if cited and not any(e.unit.pk in cited for e in in_force):
             return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", [best])
         return ClaimVerdict(claim, "supported", "value_matches", [best])
-    other = _other_figure(figure, evidence)
+    other = _other_figure(claim, figure, evidence)
     if stating:
         reason = "not_in_force_on_date"
         return ClaimVerdict(
@@ -224,13 +228,56 @@ def _unit_period(unit: AtomicUnit, figure: Figure) -> str:
     return ""
 
 
-def _other_figure(figure: Figure, evidence: list[Evidence]) -> list[Evidence]:
-    """In-force units, nearest first, that state a figure of the claim's kind."""
+def _other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> list[Evidence]:
+    """In-force units, nearest first, that state a figure of the claim's kind about the same
+    thing: a word written next to one of its figures is written next to the claim's. A
+    page that names the topic and prints some other figure of it (an earnings limit beside
+    a contribution asked about) does not contradict a figure it never states."""
+    near_claim = figure_context(claim.text, figure.start, figure.end)
     return [
         e for e in evidence
         if e.temporal_status == "current" and not _worked_example(e.unit)
-        and _unit_values(e.unit, figure.unit)
+        and any(
+            near_claim & figure_context(e.unit.text, start, end)
+            and not _periods_differ(figure.period, period_after(e.unit.text, end))
+            for start, end in _figure_spans(e.unit.text, figure.unit)
+        )
     ]  # fmt: skip
+
+
+def _periods_differ(claimed: str, stated: str) -> bool:
+    """A weekly figure is not another value of a monthly one: not the same thing."""
+    return bool(claimed and stated and claimed != stated)
+
+
+CONTEXT_WORDS = 4  # content words each side of a figure that say what it is about
+_CONTEXT_NOISE = frozenset(
+    ("a", "per", "each", "every", "week", "weeks", "weekly", "month", "months", "monthly",
+     "year", "years", "yearly", "annual", "hour", "hourly", "day", "daily", "up", "more", "less", "than", "over", "under",
+     "least", "most", "get", "got", "is", "be", "been", "you", "your", "not", "only", "also",
+     "there", "that", "this", "these", "those", "so", "do", "does", "would", "could", "should",
+     "may", "must", "all", "any", "about", "around", "rate", "rates", "amount", "need", "pay",
+     "paid", "tax", "can", "cannot")
+)  # fmt: skip
+
+
+def figure_context(text: str, start: int, end: int) -> frozenset[str]:
+    """Stems of the content words just before and after a figure (what it is the figure of),
+    numbers among them ("18 to 20: £10.00" is the figure of ages 18 to 20)."""
+
+    def words(stretch: str) -> list[str]:
+        return [
+            w[:5] for w in re.findall(r"[a-z]+|\d+", stretch.lower())
+            if w not in STOPWORDS and w not in _CONTEXT_NOISE and (len(w) > 2 or w.isdigit())
+        ]  # fmt: skip
+
+    return frozenset(words(text[:start])[-CONTEXT_WORDS:] + words(text[end:])[:CONTEXT_WORDS])
+
+
+def _figure_spans(text: str, kind: str) -> list[tuple[int, int]]:
+    if kind in ("GBP", "percent"):
+        return [(a.start, a.end) for a in find_amounts(text) if a.unit == kind]
+    return [(f.start, f.end) for f in claim_figures(text) if f.unit == kind]
 
 
 def _shown(evidence: list[Evidence]) -> str | None:

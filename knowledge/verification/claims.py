@@ -1,7 +1,7 @@
 """An assistant's answer split into checkable claims, and the figures each claim states.
 
-Claims are sentences, split again at "and", "but", ";" or a dash when each side carries a
-figure of its own. A sentence with no figure and no words of substance ("I hope this
+Claims are sentences, split again at "and", "but", ", or", a comma, ";" or a dash when each
+side carries a figure of its own. A sentence with no figure and no words of substance ("I hope this
 helps") is not a claim. Figures are amounts (£, pence, "£20k", "twenty thousand pounds"),
 percentages ("45%", "forty-five per cent", "25p in the pound"), with the period written next
 to them (a week, a month, a year), and other numbers with what they count (ages, weeks,
@@ -17,16 +17,26 @@ from decimal import Decimal
 from knowledge.textfacts import STOPWORDS, find_amounts, period_in
 
 _SENTENCE = re.compile(r"(?:[^.!?]|[.!?](?=\d))+(?:[.!?]|$)")
-_CLAUSE_BREAK = re.compile(r",?\s+(?:and|but|while|whereas)\s+|;\s+|\s+[-–—]\s+", re.I)
+_CLAUSE_BREAK = re.compile(
+    r",?\s+(?:and|but|while|whereas|followed by)\s+|,\s+or\s+|,\s+|;\s+|\s+[-–—]\s+", re.I
+)
 PERIOD_REACH = 20  # characters after a figure where its period is written
 _RANGE_OPEN = re.compile(r"\bbetween\s+\S+$", re.I)
 _APPROXIMATE = re.compile(
     r"\b(?:about|around|roughly|approximately|nearly|almost|over|up to)\s+$", re.I
 )
+# A number and what it counts, with at most one word between ("35 qualifying years", "18
+# monthly payments").
 _COUNT = re.compile(
-    r"(?<![£\d.,])\b(\d{1,3}(?:\.\d+)?)\s*(?:-|\s)?(years?|months?|weeks?|days?|hours?)\b", re.I
+    r"(?<![£\d.,/-])\b(\d{1,3}(?:\.\d+)?)\s*(?:-|\s)?(?:[a-z]+\s+)?"
+    r"(years?|months?|weeks?|days?|hours?|points?|payments?)\b",
+    re.I,
 )
-_AGE = re.compile(r"\b(?:under|over|aged?|age of|reach(?:es|ing)?|turns?)\s+(\d{1,2})\b", re.I)
+_AGE = re.compile(
+    r"\b(?:under|over|aged?|age of|reach(?:es|ing)?|turns?)\s+(\d{1,2})\b"
+    r"|\b(\d{1,2})(?:\s+(?:or|and)\s+(?:over|older|above|under|younger)\b|[\s-]years?[\s-]olds?\b)",
+    re.I,
+)
 _THOUSANDS = re.compile(r"£\s?(\d+(?:\.\d+)?)\s?k\b", re.I)
 _PENCE_IN_POUND = re.compile(
     r"\b(\d{1,2})p\s+(?:in|for|of)\s+(?:the|every|each)\s+(?:£1\b|pound\b)", re.I
@@ -79,6 +89,8 @@ class Figure:
     period: str = ""  # week | month | year | … for money
     approximate: bool = False
     printed: str = ""
+    start: int = 0  # where it is written in the text it was read from
+    end: int = 0
 
 
 @dataclass
@@ -87,18 +99,39 @@ class Claim:
     end: int
     text: str
     figures: list[Figure] = field(default_factory=list)
+    # What the claim is searched with: a clause that names no topic ("or £364 a week") is
+    # searched with its whole sentence, and a sentence that leans on the one before ("You
+    # can get it for 12 months") after that one.
+    context: str = ""
+
+    def __post_init__(self):
+        self.context = self.context or self.text
 
 
 def answer_claims(answer: str) -> list[Claim]:
-    claims = []
+    claims, before = [], ""
     for sentence in _SENTENCE.finditer(answer):
+        said = answer[slice(*_trimmed(answer, *sentence.span()))]
+        context = f"{before} {said}" if before and _leans_on_before(said) else said
         for start, end in _clauses(answer, sentence.start(), sentence.end()):
             start, end = _trimmed(answer, start, end)
             text = answer[start:end]
             figures = claim_figures(text)
             if figures or _substantive(text):
-                claims.append(Claim(start, end, text, figures))
+                searched = text if _names_a_topic(text) else context
+                claims.append(Claim(start, end, text, figures, searched))
+        before = said
     return claims
+
+
+def _names_a_topic(text: str) -> bool:
+    """A capitalised word after the first (Child Benefit, ISA, Plan 2)."""
+    return bool(re.search(r"\S\s+[A-Z]", text))
+
+
+def _leans_on_before(sentence: str) -> bool:
+    """ "You can get it for 12 months": a pronoun, and no topic named."""
+    return not _names_a_topic(sentence) and bool(re.search(r"\b(?:it|they|them)\b", sentence, re.I))
 
 
 def _clauses(answer: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -145,31 +178,51 @@ def claim_figures(text: str) -> list[Figure]:
                 period_after(text, amount.end),
                 bool(_APPROXIMATE.search(text[: amount.start])),
                 amount.printed,
+                amount.start,
+                amount.end,
             )  # fmt: skip
         )
     for match in _THOUSANDS.finditer(text):
         value = Decimal(match.group(1)) * 1000
-        figures.append(Figure(value, "GBP", period_after(text, match.end()), False, match.group()))
+        figures.append(
+            Figure(
+                value, "GBP", period_after(text, match.end()), False, match.group(), *match.span()
+            )
+        )
     for match in _PENCE_IN_POUND.finditer(text):
-        figures.append(Figure(Decimal(match.group(1)), "percent", "", False, match.group()))
+        figures.append(
+            Figure(Decimal(match.group(1)), "percent", "", False, match.group(), *match.span())
+        )
     for match in _NUMBER_WORDS.finditer(text):
         value = words_value(match.group())
         if value is not None:
             unit = "GBP" if match.group("pounds") else "percent"
             figures.append(
-                Figure(value, unit, period_after(text, match.end()), False, match.group())
+                Figure(
+                    value,
+                    unit,
+                    period_after(text, match.end()),
+                    False,
+                    match.group(),
+                    *match.span(),
+                )  # fmt: skip
             )
     figures += _counts(text)
     return figures
 
 
 def _counts(text: str) -> list[Figure]:
-    found = [Figure(Decimal(m.group(1)), "age", "", False, m.group()) for m in _AGE.finditer(text)]
+    found = [
+        Figure(Decimal(m.group(1) or m.group(2)), "age", "", False, m.group(), m.start(), m.end())
+        for m in _AGE.finditer(text)
+    ]
     for match in _COUNT.finditer(text):
+        if any(f.start <= match.start() < f.end for f in found):
+            continue  # "aged 23 years" is the age already read
         unit = match.group(2).lower().rstrip("s") + "s"
         if re.search(r"[£%]", text[max(0, match.start() - 1) : match.start()]):
             continue
-        found.append(Figure(Decimal(match.group(1)), unit, "", False, match.group()))
+        found.append(Figure(Decimal(match.group(1)), unit, "", False, match.group(), *match.span()))
     return found
 
 

@@ -99,6 +99,12 @@ def test_a_verification_is_logged(kb, api):
         ("You pay 8% above £242 a week", [("8", "percent"), ("242", "GBP")]),
         ("for a child under 12", [("12", "age")]),
         ("backdated for up to 3 months", [("3", "months")]),
+        ("you need 35 qualifying years", [("35", "years")]),
+        ("up to 18 monthly payments", [("18", "payments")]),
+        ("you need 12 points in the assessment", [("12", "points")]),
+        ("You must be 19 or older on the first day", [("19", "age")]),
+        ("21-year-olds get the full rate", [("21", "age")]),
+        ("For the 2017-18 tax year", []),  # a year's span, not a count of years
     ],
 )
 def test_figures_are_read_from_claims(text, expected):
@@ -116,3 +122,30 @@ def test_a_sentence_is_split_where_each_side_states_its_own_figure():
     assert all(answer[c.start : c.end] == c.text for c in claims)
     ranged = answer_claims("Basic rate is 20% on income between £12,571 and £50,270.")
     assert len(ranged) == 1  # a range is one figure's, not two claims
+
+
+def test_clauses_after_a_comma_are_claims_of_their_own_when_each_states_a_figure():
+    answer = (
+        "You can borrow up to £348 if you're single, or up to £812 if you claim Child Benefit. "
+        "Universal Credit covers up to 85% of childcare costs, up to £1,739.37 a month."
+    )
+    assert [c.text for c in answer_claims(answer)] == [
+        "You can borrow up to £348 if you're single",
+        "up to £812 if you claim Child Benefit",
+        "Universal Credit covers up to 85% of childcare costs",
+        "up to £1,739.37 a month",
+    ]
+    eldest = answer_claims("Child Benefit was £20.50 a week for your eldest or only child.")
+    assert len(eldest) == 1  # "or" inside a phrase does not split it
+
+
+def test_a_claim_that_names_no_topic_is_searched_with_what_it_leans_on():
+    answer = (
+        "New Style Jobseeker's Allowance pays up to £90.50 a week. "
+        "You can get it for up to 6 months, or £364 a week."
+    )
+    first, it, fragment = answer_claims(answer)
+    assert first.context == first.text
+    # a pronoun and no topic named: searched after the sentence before
+    assert it.context.startswith("New Style Jobseeker's Allowance pays up to £90.50 a week You")
+    assert fragment.text == "£364 a week" and "6 months" in fragment.context

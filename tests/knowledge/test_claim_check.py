@@ -1,0 +1,56 @@
+"""Checking one claim against hand-built evidence: another figure contradicts a claim only
+when it is the figure of the same thing (a word beside it is beside the claim's figure) and
+of the same period."""
+
+from decimal import Decimal
+
+from knowledge.models import AtomicUnit
+from knowledge.verification.check import THRESHOLDS, Evidence, claim_verify, figure_context
+from knowledge.verification.claims import answer_claims
+
+
+def _evidence(text: str, amount: str, period: str = "week", similarity: float = 0.8):
+    unit = AtomicUnit(
+        unit_type="threshold", text=text, value_amount=Decimal(amount), value_unit="GBP",
+        value_period=period,
+    )  # fmt: skip
+    return [Evidence(unit, similarity, "current")]
+
+
+def _verdict(answer: str, evidence) -> tuple[str, str]:
+    (claim,) = answer_claims(answer)
+    found = claim_verify(claim, evidence, cited=set(), thresholds=THRESHOLDS)
+    return found.verdict, found.reason
+
+
+def test_another_figure_of_the_same_thing_contradicts():
+    evidence = _evidence("Voluntary Class 3 contributions cost £17.45 a week.", "17.45")
+    assert _verdict("Class 3 contributions cost £15.85 a week.", evidence) == (
+        "contradicted", "value_differs",
+    )  # fmt: skip
+
+
+def test_a_figure_of_something_else_on_the_page_does_not_contradict():
+    earnings_limit = _evidence(
+        "If you earn less than £123 a week from one job, you can choose to pay voluntary "
+        "Class 3 contributions.",
+        "123",
+    )
+    assert _verdict("Voluntary Class 3 contributions cost £17.45 a week.", earnings_limit) == (
+        "unsupported", "no_fact_found",
+    )  # fmt: skip
+
+
+def test_a_weekly_figure_is_not_another_value_of_a_monthly_one():
+    weekly = _evidence("Couples: personal allowance £142.25 a week", "142.25")
+    assert _verdict("A couple gets a personal allowance of £498.89 a month.", weekly) == (
+        "unsupported", "no_fact_found",
+    )  # fmt: skip
+
+
+def test_figure_context_reads_the_words_and_numbers_beside_a_figure():
+    text = "National Minimum Wage: 18 to 20: £10.00 an hour from April 2025"
+    start = text.index("£")
+    context = figure_context(text, start, start + len("£10.00"))
+    assert {"18", "20", "minim", "wage", "april"} <= context
+    assert "hour" not in context  # the period is compared on its own
