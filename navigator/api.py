@@ -23,6 +23,7 @@ from knowledge.providers.types import ConversationTurn
 from knowledge.query.search import question_plan, question_search
 from knowledge.retrieval import SearchError, SearchParams
 from knowledge.verification.check import answer_verify
+from knowledge.verification.judge import claim_judge
 from navigator import presenters, services
 from navigator.schemas import (
     AnalysisOut,
@@ -235,8 +236,9 @@ def verify(request, payload: VerifyIn):
     `unsupported`), a typed reason, the units that decide it and, for a contradiction, the
     value the knowledge base holds. Amounts, rates, periods and dates are compared exactly."""
     checked = answer_verify(
-        answer=payload.answer, as_of=payload.as_of, cited_unit_ids=payload.cited_unit_ids
-    )
+        answer=payload.answer, as_of=payload.as_of, cited_unit_ids=payload.cited_unit_ids,
+        judge=claim_judge(), asked=_last_question(payload.conversation),
+    )  # fmt: skip
     body = presenters.verification_payload(checked)
     _log(
         request, status=200, query=payload.answer[:2000], params={"as_of": str(checked.as_of)},
@@ -244,6 +246,11 @@ def verify(request, payload: VerifyIn):
         timings_ms=body["timings_ms"],
     )  # fmt: skip
     return body
+
+
+def _last_question(conversation) -> str:
+    """The latest user turn: what the answer being checked replies to."""
+    return next((t.content for t in reversed(conversation) if t.role == "user"), "")
 
 
 def _turns(payload: QuestionIn) -> list[ConversationTurn]:

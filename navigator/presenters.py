@@ -155,7 +155,8 @@ def verification_payload(checked) -> dict:
         "claims": [
             {
                 "start": c.claim.start, "end": c.claim.end, "text": c.claim.text,
-                "verdict": c.verdict, "reason": c.reason, "checked_by": "rules",
+                "verdict": c.verdict, "reason": c.reason, "checked_by": c.checked_by,
+                "explanation": c.explanation or None, "fallback": c.fallback or None,
                 "units": [
                     {
                         "id": e.unit.pk, "text": e.unit.text, "evidence_quote": e.unit.evidence_quote,

@@ -37,6 +37,19 @@ class TurnIn(Schema):
         return _storable(value)
 
 
+def conversation_bounded(turns: list[TurnIn], *, before: str) -> list[TurnIn]:
+    if len(turns) > MAX_TURNS:
+        raise ValueError(
+            f"has {len(turns)} turns: send at most the latest {MAX_TURNS} before {before}"
+        )
+    total = sum(len(turn.content) for turn in turns)
+    if total > MAX_CONVERSATION_CHARS:
+        raise ValueError(
+            f"has {total} characters: at most {MAX_CONVERSATION_CHARS} in all (send the latest turns)"
+        )
+    return turns
+
+
 class QuestionIn(Schema):
     """A user's question and, mid-conversation, the turns before it."""
 
@@ -60,16 +73,7 @@ class QuestionIn(Schema):
     @field_validator("conversation")
     @classmethod
     def _conversation_bounded(cls, turns: list[TurnIn]) -> list[TurnIn]:
-        if len(turns) > MAX_TURNS:
-            raise ValueError(
-                f"has {len(turns)} turns: send at most the latest {MAX_TURNS} before the query"
-            )
-        total = sum(len(turn.content) for turn in turns)
-        if total > MAX_CONVERSATION_CHARS:
-            raise ValueError(
-                f"has {total} characters: at most {MAX_CONVERSATION_CHARS} in all (send the latest turns)"
-            )
-        return turns
+        return conversation_bounded(turns, before="the query")
 
     @field_validator("query")
     @classmethod
@@ -336,8 +340,16 @@ class VerifyIn(Schema):
         default_factory=list, max_length=50, description="The units the assistant used"
     )
     conversation: list[TurnIn] = Field(
-        default_factory=list, max_length=MAX_TURNS, description="The turns before the answer"
+        default_factory=list,
+        description=f"The turns before the answer, oldest first (at most {MAX_TURNS} turns and "
+        f"{MAX_CONVERSATION_CHARS} characters): the latest user turn is the question answered, "
+        "which the answer's first sentence may lean on ('You can get it for 6 months')",
     )
+
+    @field_validator("conversation")
+    @classmethod
+    def _conversation_bounded(cls, turns: list[TurnIn]) -> list[TurnIn]:
+        return conversation_bounded(turns, before="the answer")
 
     @field_validator("answer")
     @classmethod
@@ -372,9 +384,16 @@ class ClaimOut(Out):
     verdict: Literal["supported", "contradicted", "unsupported"]
     reason: str = Field(
         description="value_matches, meaning_matches, value_differs, different_period, "
-        "not_in_force_on_date, wrong_fact_cited, no_fact_found"
+        "not_in_force_on_date, meaning_differs, wrong_fact_cited, no_fact_found"
     )
-    checked_by: str = Field(description="'rules' (figures compared exactly, meaning by similarity)")
+    checked_by: str = Field(
+        description="'rules' (figures compared exactly; meaning by similarity and denial), or "
+        "'model:<name>' for a claim without figures a chat model judged (CLAIM_JUDGE_PROVIDER)"
+    )
+    explanation: str | None = Field(None, description="A model's one sentence on its verdict")
+    fallback: str | None = Field(
+        None, description="Why a model's judgement was asked for and not used (the rules decided)"
+    )
     units: list[ClaimUnitOut]
     knowledge_base_value: str | None = Field(
         None, description="For a contradiction: what the knowledge base holds"

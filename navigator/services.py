@@ -235,23 +235,11 @@ def tool_definition() -> dict:
                         "type": "string",
                         "description": "The user's latest question, in their own words",
                     },
-                    "conversation": {
-                        "type": "array",
-                        "description": (
-                            "The turns before `query`, oldest first (at most 12, 8000 characters "
-                            "in all), so that a follow-up such as 'and for a Junior one?' is "
-                            "understood. Omit for a first question."
-                        ),
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "role": {"type": "string", "enum": ["user", "assistant"]},
-                                "content": {"type": "string"},
-                            },
-                            "required": ["role", "content"],
-                            "additionalProperties": False,
-                        },
-                    },
+                    "conversation": _conversation_parameter(
+                        "The turns before `query`, oldest first (at most 12, 8000 characters in "
+                        "all), so that a follow-up such as 'and for a Junior one?' is understood. "
+                        "Omit for a first question."
+                    ),
                     "as_of": {
                         "type": "string",
                         "format": "date",
@@ -303,10 +291,30 @@ def verify_tool_definition() -> dict:
                         "items": {"type": "integer"},
                         "description": "Ids of the units the answer was drafted from",
                     },
+                    "conversation": _conversation_parameter(
+                        "The turns before the answer, oldest first (at most 12, 8000 characters "
+                        "in all): the latest user turn is the question the answer replies to."
+                    ),
                 },
                 "required": ["answer"],
                 "additionalProperties": False,
             },
+        },
+    }
+
+
+def _conversation_parameter(description: str) -> dict:
+    return {
+        "type": "array",
+        "description": description,
+        "items": {
+            "type": "object",
+            "properties": {
+                "role": {"type": "string", "enum": ["user", "assistant"]},
+                "content": {"type": "string"},
+            },
+            "required": ["role", "content"],
+            "additionalProperties": False,
         },
     }
 

@@ -194,6 +194,10 @@ QUERY_ANALYSIS_PROVIDER = env_str(
     "QUERY_ANALYSIS_PROVIDER", "heuristic", choices=("heuristic", "openai")
 )
 QUERY_ANALYSIS_TIMEOUT_SECONDS = env_float("QUERY_ANALYSIS_TIMEOUT_SECONDS", 3.0)
+# Claims without figures in an answer sent to /verify: judged by the rules (similarity and
+# denial), or by a chat model reading the units (`openai`, with the analysis' client, model
+# and wait; the rules' verdict stands when it fails). Figures are always compared exactly.
+CLAIM_JUDGE_PROVIDER = env_str("CLAIM_JUDGE_PROVIDER", "heuristic", choices=("heuristic", "openai"))
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 3, minimum=0)
 # Prices in US dollars per million tokens, to record each run's cost.
 LLM_PRICES = env_json(
@@ -204,10 +208,17 @@ LLM_PRICES = env_json(
         "gpt-4.1-mini": {"input": 0.40, "output": 1.60},
     },
 )
-if "openai" in (LLM_PROVIDER, QUERY_ANALYSIS_PROVIDER) and not LLM_API_KEY:
-    raise ImproperlyConfigured(
-        "LLM_PROVIDER=openai or QUERY_ANALYSIS_PROVIDER=openai needs LLM_API_KEY"
+_WANT_OPENAI = [
+    name
+    for name, value in (
+        ("LLM_PROVIDER", LLM_PROVIDER),
+        ("QUERY_ANALYSIS_PROVIDER", QUERY_ANALYSIS_PROVIDER),
+        ("CLAIM_JUDGE_PROVIDER", CLAIM_JUDGE_PROVIDER),
     )
+    if value == "openai"
+]
+if _WANT_OPENAI and not LLM_API_KEY:
+    raise ImproperlyConfigured(f"{'=openai, '.join(_WANT_OPENAI)}=openai needs LLM_API_KEY")
 
 # --- Embeddings -------------------------------------------------------------------------
 

@@ -72,8 +72,8 @@ def load_cases(path: Path) -> list[VerifyCase]:
     return cases
 
 
-def evaluate_case(case: VerifyCase) -> CaseResult:
-    found = answer_verify(answer=case.answer, as_of=case.as_of)
+def evaluate_case(case: VerifyCase, *, judge=None) -> CaseResult:
+    found = answer_verify(answer=case.answer, as_of=case.as_of, judge=judge)
     return score_case(case, found)
 
 
@@ -155,7 +155,7 @@ def case_group(case: VerifyCase) -> str:
     return urls[0] if urls else f"case:{case.id}"
 
 
-def cross_validate_thresholds(cases: list[VerifyCase]) -> dict:
+def cross_validate_thresholds(cases: list[VerifyCase], *, judge=None) -> dict:
     """Held-out figures with the thresholds chosen on the other folds, folds grouped by the
     first gold page of each answer. The choice weighs verdict accuracy and contradicted
     recall equally: a wrong amount passed as supported is the failure that matters most."""
@@ -164,7 +164,7 @@ def cross_validate_thresholds(cases: list[VerifyCase]) -> dict:
     evidence_of = remembering_evidence()
     grid = [Thresholds(*values) for values in itertools.product(*GRID.values())]
     results = {
-        t: [score_case(c, answer_verify(answer=c.answer, as_of=c.as_of, thresholds=t, evidence_of=evidence_of)) for c in cases]
+        t: [score_case(c, answer_verify(answer=c.answer, as_of=c.as_of, thresholds=t, evidence_of=evidence_of, judge=judge)) for c in cases]
         for t in grid
     }  # fmt: skip
     held_out: list[CaseResult | None] = [None] * len(cases)

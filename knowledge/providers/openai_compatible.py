@@ -22,14 +22,17 @@ from knowledge.providers.prompts import (
     analysis_prompt,
     bootstrap_prompt,
     context_prompt,
+    judge_prompt,
     placement_prompt,
     units_prompt,
 )
 from knowledge.providers.types import (
     Adjudication,
     CategoryInfo,
+    ClaimJudgement,
     ConceptInfo,
     LlmAdjudication,
+    LlmClaimJudgement,
     LlmConceptProposals,
     LlmPlacement,
     LlmQueryAnalysis,
@@ -176,6 +179,18 @@ class OpenAIProvider:
         )
         return _query_analysis(answer, usage)
 
+    def judge_claim(
+        self, *, claim: str, sentence: str, day, facts: list[UnitText]
+    ) -> ClaimJudgement:
+        """A claim without figures judged against the numbered facts, on the request's path
+        like a query's analysis (its client and model). Raises ProviderError for a verdict
+        that names no fact, or a fact that was not shown."""
+        prompt = judge_prompt(claim=claim, sentence=sentence, day=day, facts=facts)
+        answer, usage = self._structured(
+            prompt, LlmClaimJudgement, model=self.analysis_model, client=self.analysis_client
+        )
+        return _claim_judgement(answer, usage, shown=len(facts))
+
     def _structured(self, prompt: str, schema: type[BaseModel], *, model: str, client=None):
         """The answer parsed into `schema`, and what it cost."""
         completion = _parsed_completion(client or self.client, prompt, schema, model=model)
@@ -211,6 +226,23 @@ def _query_analysis(answer: LlmQueryAnalysis, usage: Usage) -> QueryAnalysis:
         strategy=answer.strategy,
         sub_queries=searches[:MAX_SUB_QUERIES] if answer.strategy == "broad" else [],
         analysed_by=usage.model,
+        usage=usage,
+    )
+
+
+def _claim_judgement(answer: LlmClaimJudgement, usage: Usage, *, shown: int) -> ClaimJudgement:
+    unknown = sorted({n for n in answer.fact_numbers if not 1 <= n <= shown})
+    if unknown:
+        raise ProviderError(
+            f"the LLM judgement cites fact {unknown[0]}, but only {shown} were shown"
+        )
+    if answer.verdict != "unsupported" and not answer.fact_numbers:
+        raise ProviderError(f"the LLM judgement says {answer.verdict} but names no fact")
+    return ClaimJudgement(
+        verdict=answer.verdict,
+        facts=tuple(dict.fromkeys(n - 1 for n in answer.fact_numbers)),
+        explanation=" ".join(answer.explanation.split()),
+        judged_by=usage.model,
         usage=usage,
     )
 

@@ -355,3 +355,30 @@ class Provider(Protocol):
         vocabulary: QueryVocabulary,
         today: dt.date,
     ) -> QueryAnalysis: ...
+
+
+# --- judging a claim of a drafted answer ----------------------------------------------------
+
+ClaimVerdictName = Literal["supported", "contradicted", "unsupported"]
+
+
+class LlmClaimJudgement(BaseModel):
+    """What a chat model answers about one claim checked against numbered facts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: ClaimVerdictName
+    fact_numbers: list[int]
+    explanation: str = Field(min_length=1, max_length=600)
+
+
+@dataclass(frozen=True)
+class ClaimJudgement:
+    """A model's verdict on a claim: `facts` are indexes into the facts it was shown;
+    `judged_by` is the model's name."""
+
+    verdict: str
+    facts: tuple[int, ...]
+    explanation: str
+    judged_by: str
+    usage: Usage = field(default_factory=Usage)

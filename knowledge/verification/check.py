@@ -33,18 +33,19 @@ from knowledge.verification.claims import (
     claim_figures,
     period_after,
 )
+from knowledge.verification.judge import judged
 
 
 @dataclass(frozen=True)
 class Thresholds:
     """Similarities of a claim to a unit (chosen by eval_verify --cv, folds grouped by page)."""
 
-    figure_topic: float = 0.55  # a unit stating the claim's figure is about the claim
+    figure_topic: float = 0.65  # a unit stating the claim's figure is about the claim
     differs_topic: float = 0.50  # a unit stating another figure of that kind is on its topic
     meaning: float = 0.60  # a unit says what a claim without figures says
     # A figure is compared with the units of the concepts nearest the claim: those within
     # this much of the nearest unit's similarity (1 compares with every unit found).
-    topic_margin: float = 0.0
+    topic_margin: float = 1.0
 
 
 THRESHOLDS = Thresholds()
@@ -66,6 +67,9 @@ class ClaimVerdict:
     reason: str
     evidence: list[Evidence] = field(default_factory=list)
     knowledge_base_value: str | None = None
+    checked_by: str = "rules"  # or "model:<name>" for a claim a chat model judged
+    explanation: str = ""  # a model's one sentence on its verdict
+    fallback: str = ""  # why a model's judgement was asked for and not used
 
 
 @dataclass
@@ -88,17 +92,25 @@ def answer_verify(
     cited_unit_ids=(),
     thresholds: Thresholds = THRESHOLDS,
     evidence_of=None,
+    judge=None,
+    asked: str = "",
 ) -> Verification:
     """`evidence_of(claim, day)`: the units a claim is checked against (the search by
-    default; an evaluation passes a memo so that thresholds can be varied cheaply)."""
+    default; an evaluation passes a memo so that thresholds can be varied cheaply).
+    `judge`: a provider that judges claims without figures (`judge.claim_judge()`); None
+    leaves them to the rules. `asked`: the question answered, which a first sentence that
+    names no topic of its own ("You can get it for 6 months") leans on."""
     started = time.perf_counter()
     day = as_of or timezone.localdate()
     cited = set(cited_unit_ids)
     evidence_of = evidence_of or claim_evidence
-    verdicts = [
-        claim_verify(claim, evidence_of(claim, day), cited=cited, thresholds=thresholds)
-        for claim in answer_claims(answer)
-    ]
+    verdicts = []
+    for claim in answer_claims(answer, before=asked):
+        evidence = evidence_of(claim, day)
+        verdict = claim_verify(claim, evidence, cited=cited, thresholds=thresholds)
+        if judge is not None and not claim.figures:
+            verdict = judged(verdict, evidence, day=day, judge=judge)
+        verdicts.append(verdict)
     return Verification(verdicts, day, round((time.perf_counter() - started) * 1000, 2))
 
 
@@ -141,10 +153,27 @@ def _status(unit: AtomicUnit, status: str, day: dt.date) -> str:
 
 
 def _by_meaning(claim: Claim, evidence: list[Evidence], thresholds: Thresholds) -> ClaimVerdict:
+    """A unit in force close enough in meaning supports the claim, unless one of the two
+    denies what the other says ("You cannot have a Junior ISA as well as a Child Trust Fund"
+    against "can keep both"): vectors of a sentence and its denial sit close together."""
     in_force = [e for e in evidence if e.temporal_status == "current"]
     if in_force and in_force[0].similarity >= thresholds.meaning:
+        if _denies(claim.text) != _denies(in_force[0].unit.text):
+            return ClaimVerdict(
+                claim, "contradicted", "meaning_differs", in_force[:1], in_force[0].unit.text[:200]
+            )
         return ClaimVerdict(claim, "supported", "meaning_matches", in_force[:1])
     return ClaimVerdict(claim, "unsupported", "no_fact_found", in_force[:1])
+
+
+_DENIAL = re.compile(
+    r"\b(?:not|cannot|can't|won't|don't|doesn't|isn't|aren't|never|no longer|neither|nor)\b",
+    re.I,
+)
+
+
+def _denies(text: str) -> bool:
+    return bool(_DENIAL.search(text))
 
 
 def _figure_verdict(

@@ -108,8 +108,10 @@ class Claim:
         self.context = self.context or self.text
 
 
-def answer_claims(answer: str) -> list[Claim]:
-    claims, before = [], ""
+def answer_claims(answer: str, *, before: str = "") -> list[Claim]:
+    """`before`: what the answer follows (the question asked), which a first sentence that
+    names no topic leans on."""
+    claims = []
     for sentence in _SENTENCE.finditer(answer):
         said = answer[slice(*_trimmed(answer, *sentence.span()))]
         context = f"{before} {said}" if before and _leans_on_before(said) else said

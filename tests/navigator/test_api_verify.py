@@ -7,6 +7,7 @@ from knowledge.models import AtomicUnit
 from knowledge.verification.claims import answer_claims, claim_figures
 from navigator.models import QueryLog
 from navigator.schemas import MAX_ANSWER_CHARS
+from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 
 PENSION = "The full new State Pension is £221.20 a week."
 
@@ -149,3 +150,42 @@ def test_a_claim_that_names_no_topic_is_searched_with_what_it_leans_on():
     # a pronoun and no topic named: searched after the sentence before
     assert it.context.startswith("New Style Jobseeker's Allowance pays up to £90.50 a week You")
     assert fragment.text == "£364 a week" and "6 months" in fragment.context
+
+
+def test_the_question_answered_is_what_a_first_sentence_without_a_topic_leans_on():
+    (claim,) = answer_claims(
+        "You can get it for up to 6 months.", before="How long is New Style JSA paid?"
+    )
+    assert claim.context == "How long is New Style JSA paid? You can get it for up to 6 months"
+
+
+def test_a_model_judges_claims_without_figures_when_configured(kb, api, settings, fake_openai):
+    point_settings_at(fake_openai, settings, LLM_MODEL_ANALYSIS="judge-model")
+    settings.CLAIM_JUDGE_PROVIDER = "openai"
+    fake_openai.answer(
+        {"verdict": "unsupported", "fact_numbers": [], "explanation": "No fact says so."},
+        model="judge-model",
+    )
+    answer = "You have to live in the UK to get the new State Pension."
+
+    claim = _only(
+        _claims(
+            api, answer, conversation=[{"role": "user", "content": "Who gets a State Pension?"}]
+        )
+    )
+
+    assert (claim["verdict"], claim["reason"]) == ("unsupported", "no_fact_found")
+    assert claim["checked_by"] == "model:judge-model"
+    assert claim["explanation"] == "No fact says so." and claim["fallback"] is None
+    assert "Who gets a State Pension?" not in fake_openai.requests[0].prompt  # it names its topic
+
+
+def test_a_failing_model_leaves_the_rules_verdict_and_says_why(kb, api, settings, fake_openai):
+    point_settings_at(fake_openai, settings)
+    settings.CLAIM_JUDGE_PROVIDER = "openai"
+    fake_openai.error(503, {"error": {"message": "overloaded"}})
+
+    claim = _only(_claims(api, "You have to live in the UK to get the new State Pension."))
+
+    assert claim["checked_by"] == "rules"
+    assert "503" in claim["fallback"] and claim["explanation"] is None

@@ -13,6 +13,7 @@ from knowledge.evaluation.verification import (
     load_cases,
     summarise_verification,
 )
+from knowledge.verification.judge import claim_judge
 
 DEFAULT_FILE = Path(settings.BASE_DIR).parent / "shared" / "eval" / "verify_cases_dev.jsonl"
 
@@ -35,18 +36,21 @@ class Command(BaseCommand):
             cases = load_cases(file)
         except CaseFileError as exc:
             raise CommandError(str(exc)) from exc
+        judge = claim_judge()
         if cv:
-            report = cross_validate_thresholds(cases)
+            report = cross_validate_thresholds(cases, judge=judge)
             self.stdout.write(
                 f"cross-validated (held-out figures; thresholds chosen per fold: "
                 f"{report['thresholds_chosen']}; best on all: {report['best_on_all']})"
             )
         else:
             cases = tqdm(cases, unit="answer", file=self.stderr._out)
-            report = summarise_verification([evaluate_case(case) for case in cases])
+            report = summarise_verification([evaluate_case(c, judge=judge) for c in cases])
+        report["judged_by"] = f"model:{judge.analysis_model}" if judge else "rules"
         if json:
             self.stdout.write(_dumps(report))
             return
+        self.stdout.write(f"claims without figures judged by: {report['judged_by']}")
         self.stdout.write(
             f"{report['answers']} answers, {report['gold_claims']} gold claims: verdict accuracy "
             f"{report['verdict_accuracy']}, contradicted recall {report['contradicted_recall']}, "

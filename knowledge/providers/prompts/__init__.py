@@ -18,6 +18,7 @@ from knowledge.providers.types import (
 
 PROMPT_VERSION = "v2"
 ANALYSIS_PROMPT_VERSION = "v1"
+JUDGE_PROMPT_VERSION = "v1"
 PROMPTS = Path(__file__).resolve().parent
 
 
@@ -79,6 +80,16 @@ def analysis_prompt(
         life_events="\n".join(f"{e.name}: {'; '.join(e.searches)}" for e in vocabulary.life_events),
         conversation=turns,
         query=query,
+    )
+
+
+def judge_prompt(*, claim: str, sentence: str, day, facts: list[UnitText]) -> str:
+    numbered = "\n\n".join(
+        f"[{number}] " + _unit_block(fact).replace("\n", "\n    ")
+        for number, fact in enumerate(facts, start=1)
+    )
+    return prompt_template("judge_claim", JUDGE_PROMPT_VERSION).format(
+        day=day.isoformat(), sentence=sentence, claim=claim, facts=numbered or "(none found)"
     )
 
 
