@@ -27,6 +27,16 @@ def content_words(text: str) -> frozenset[str]:
     )
 
 
+# A scheme's numbered variants differ in their figures: Plan 1 and Plan 2 student loans,
+# Class 1 and Class 4 National Insurance.
+_DESIGNATOR = re.compile(r"\b(plan|class|level|tier|band|type)\s+(\d+[a-z]?|[a-z])\b", re.I)
+
+
+def designators(text: str) -> set[str]:
+    """The numbered variants a text names: {"plan 2", "class 1a"}."""
+    return {f"{word.lower()} {mark.lower()}" for word, mark in _DESIGNATOR.findall(text)}
+
+
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 # "Sept" is how gov.uk tables shorten September, besides the calendar's "sep".
 MONTH_ABBREVIATIONS = {

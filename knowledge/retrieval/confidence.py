@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowledge.temporal import TemporalStatus, tax_year_start_year
-from knowledge.textfacts import STOPWORDS
+from knowledge.textfacts import STOPWORDS, designators
 
 MODEL_FILE = Path(__file__).resolve().parent / "outcome_model.json"
 SIGNALS = (
@@ -73,9 +73,7 @@ _KIND_UNITS = {
     "definition": ("definition", "rule"),
 }
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-# A scheme's numbered variants differ in their figures: Plan 1 and Plan 2 student loans,
-# Class 1 and Class 4 National Insurance. A figure of another variant does not answer.
-_DESIGNATOR = re.compile(r"\b(plan|class|level|tier|band|type)\s+(\d+[a-z]?|[a-z])\b", re.I)
+
 _WORD = re.compile(r"[a-z0-9]+")
 TOP_CONCEPTS = 3
 
@@ -117,18 +115,14 @@ def outcome_signals(
     }
 
 
-def _designators(text: str) -> set[str]:
-    return {f"{word.lower()} {mark.lower()}" for word, mark in _DESIGNATOR.findall(text)}
-
-
 def _designators_held(question: str, units) -> float:
     """1 when the question names no numbered variant (Plan 2, Class 1A), or a unit found
     names every one it names (a worked example counts: it states the variant's figure); 0
     when the units found are all another variant's."""
-    named = _designators(question)
+    named = designators(question)
     if not named:
         return 1.0
-    return float(any(named <= _designators(u.unit.text) for u in units))
+    return float(any(named <= designators(u.unit.text) for u in units))
 
 
 def _answer_terms(question: str, hits, kind: str, wanted: tuple[str, ...]) -> float:

@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from knowledge.models import AtomicUnit
 from knowledge.retrieval import SearchParams, concept_search
-from knowledge.textfacts import STOPWORDS, find_amounts
+from knowledge.textfacts import STOPWORDS, designators, find_amounts
 from knowledge.verification.claims import (
     Claim,
     Figure,
@@ -263,9 +263,11 @@ def _other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> lis
     page that names the topic and prints some other figure of it (an earnings limit beside
     a contribution asked about) does not contradict a figure it never states."""
     near_claim = figure_context(claim.text, figure.start, figure.end)
+    variants = designators(claim.text)
     return [
         e for e in evidence
         if e.temporal_status == "current" and not _worked_example(e.unit)
+        and not _another_variant(variants, e.unit.text)
         and any(
             near_claim & figure_context(e.unit.text, start, end)
             and not _periods_differ(figure.period, period_after(e.unit.text, end))
@@ -274,11 +276,24 @@ def _other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> lis
     ]  # fmt: skip
 
 
+def _another_variant(claimed: set[str], text: str) -> bool:
+    """The unit names a numbered variant of the claim's scheme and not the claim's own
+    (Class 2 contributions for a claim about Class 3): its figures are another variant's."""
+    if not claimed:
+        return False
+    named = designators(text)
+    kinds = {variant.split()[0] for variant in claimed}
+    return not (claimed & named) and any(v.split()[0] in kinds for v in named)
+
+
 def _periods_differ(claimed: str, stated: str) -> bool:
     """A weekly figure is not another value of a monthly one: not the same thing."""
     return bool(claimed and stated and claimed != stated)
 
 
+_AMOUNTS_MASKED = re.compile(
+    r"£\s?[\d,]+(?:\.\d+)?\s?(?:k\b|million|billion|bn)?|\d+(?:\.\d+)?\s?%", re.I
+)
 CONTEXT_WORDS = 4  # content words each side of a figure that say what it is about
 _CONTEXT_NOISE = frozenset(
     ("a", "per", "each", "every", "week", "weeks", "weekly", "month", "months", "monthly",
@@ -292,7 +307,10 @@ _CONTEXT_NOISE = frozenset(
 
 def figure_context(text: str, start: int, end: int) -> frozenset[str]:
     """Stems of the content words just before and after a figure (what it is the figure of),
-    numbers among them ("18 to 20: £10.00" is the figure of ages 18 to 20)."""
+    numbers among them ("18 to 20: £10.00" is the figure of ages 18 to 20) but not the digits
+    of other amounts ("over £125,140 … 45%": 45% is not the figure of 125 or 140)."""
+    before = _AMOUNTS_MASKED.sub(" ", text[:start])
+    after = _AMOUNTS_MASKED.sub(" ", text[end:])
 
     def words(stretch: str) -> list[str]:
         return [
@@ -300,7 +318,7 @@ def figure_context(text: str, start: int, end: int) -> frozenset[str]:
             if w not in STOPWORDS and w not in _CONTEXT_NOISE and (len(w) > 2 or w.isdigit())
         ]  # fmt: skip
 
-    return frozenset(words(text[:start])[-CONTEXT_WORDS:] + words(text[end:])[:CONTEXT_WORDS])
+    return frozenset(words(before)[-CONTEXT_WORDS:] + words(after)[:CONTEXT_WORDS])
 
 
 def _figure_spans(text: str, kind: str) -> list[tuple[int, int]]:

@@ -54,3 +54,20 @@ def test_figure_context_reads_the_words_and_numbers_beside_a_figure():
     context = figure_context(text, start, start + len("£10.00"))
     assert {"18", "20", "minim", "wage", "april"} <= context
     assert "hour" not in context  # the period is compared on its own
+
+
+def test_the_digits_of_other_amounts_are_not_what_a_figure_is_about():
+    text = "Income over £125,140 is taxed at 45% in the additional rate band"
+    start = text.index("45%")
+    context = figure_context(text, start, start + 3)
+    assert "125" not in context and "140" not in context
+    assert {"taxed", "addit"} <= context
+
+
+def test_a_figure_of_another_numbered_variant_does_not_contradict():
+    class_2 = _evidence("Class 2 contributions cost £3.45 a week.", "3.45")
+    assert _verdict("Class 3 contributions cost £17.45 a week.", class_2) == (
+        "unsupported", "no_fact_found",
+    )  # fmt: skip
+    class_3 = _evidence("Class 3 contributions cost £17.45 a week.", "17.45")
+    assert _verdict("Class 3 contributions cost £3.45 a week.", class_3)[0] == "contradicted"
