@@ -141,7 +141,7 @@ def remembering_evidence():
     memo: dict = {}
 
     def evidence_of(claim, day):
-        key = (claim.context, day)
+        key = (claim.context, claim.text, day)
         if key not in memo:
             memo[key] = claim_evidence(claim, day)
         return memo[key]

@@ -24,7 +24,6 @@ from decimal import Decimal
 from django.utils import timezone
 
 from knowledge.models import AtomicUnit
-from knowledge.retrieval import SearchParams, concept_search
 from knowledge.textfacts import STOPWORDS, designators, find_amounts
 from knowledge.verification.claims import (
     Claim,
@@ -33,6 +32,7 @@ from knowledge.verification.claims import (
     claim_figures,
     period_after,
 )
+from knowledge.verification.evidence import Evidence, claim_evidence
 from knowledge.verification.judge import judged
 
 
@@ -50,14 +50,6 @@ class Thresholds:
 
 THRESHOLDS = Thresholds()
 APPROXIMATE_SHARE = Decimal("0.05")  # "about £1,000" allows 5%
-UNITS_LOOKED_AT = 8
-
-
-@dataclass
-class Evidence:
-    unit: AtomicUnit
-    similarity: float
-    temporal_status: str
 
 
 @dataclass
@@ -131,27 +123,6 @@ def claim_verify(
     return next(v for v in verdicts if v.verdict == "unsupported")
 
 
-def claim_evidence(claim: Claim, day: dt.date) -> list[Evidence]:
-    """The units nearest the claim, of every date, with their status on `day`."""
-    params = SearchParams(
-        query=claim.context, k=5, min_results=5, as_of=day, include_historical=True
-    )
-    result = concept_search(params=params)
-    found = [
-        Evidence(u.unit, u.similarity, u.temporal_status)
-        for hit in result.concepts
-        for u in hit.units
-    ]
-    return sorted(found, key=lambda e: -e.similarity)[: UNITS_LOOKED_AT * 5]
-
-
-def _status(unit: AtomicUnit, status: str, day: dt.date) -> str:
-    """A unit its page stopped stating by `day` is not in force then, whatever its dates."""
-    if status == "current" and unit.unconfirmed_at and unit.unconfirmed_at.date() <= day:
-        return "unconfirmed"
-    return status
-
-
 def _by_meaning(claim: Claim, evidence: list[Evidence], thresholds: Thresholds) -> ClaimVerdict:
     """A unit in force close enough in meaning supports the claim, unless one of the two
     denies what the other says ("You cannot have a Junior ISA as well as a Child Trust Fund"
@@ -180,9 +151,12 @@ def _figure_verdict(
     claim, figure: Figure, evidence, *, cited, thresholds: Thresholds
 ) -> ClaimVerdict:
     evidence = _on_topic(evidence, thresholds.topic_margin)
+    # A unit its page no longer states (unconfirmed) neither supports a figure nor dates it.
     stating = [
-        e for e in evidence if e.similarity >= thresholds.figure_topic and _states(e.unit, figure)
-    ]
+        e for e in evidence
+        if e.similarity >= thresholds.figure_topic and e.temporal_status != "unconfirmed"
+        and _states(e.unit, figure)
+    ]  # fmt: skip
     in_force = [e for e in stating if e.temporal_status == "current"]
     if in_force:
         best = in_force[0]
@@ -230,21 +204,42 @@ def _states(unit: AtomicUnit, figure: Figure) -> bool:
     return any(_equal(value, figure) for value in _unit_values(unit, figure.unit))
 
 
+# A length of time is one measure whatever it is counted in: "182 days" is "26 weeks" and
+# about "6 months" (equal within DURATION_SHARE: a month is not a whole number of days).
+DAYS_IN = {"days": Decimal(1), "weeks": Decimal(7), "months": Decimal("30.4375"), "years": Decimal("365.25")}  # fmt: skip
+DURATION_SHARE = Decimal("0.015")
+
+
 def _equal(value: Decimal, figure: Figure) -> bool:
-    if figure.approximate:
-        return abs(value - figure.value) <= APPROXIMATE_SHARE * figure.value
-    return value == figure.value
+    wanted = _measured(figure.value, figure.unit)
+    if figure.approximate or figure.unit in DAYS_IN:
+        share = APPROXIMATE_SHARE if figure.approximate else DURATION_SHARE
+        return abs(value - wanted) <= share * wanted
+    return value == wanted
+
+
+def _measured(value: Decimal, unit: str) -> Decimal:
+    return value * DAYS_IN[unit] if unit in DAYS_IN else value
 
 
 def _unit_values(unit: AtomicUnit, kind: str) -> list[Decimal]:
+    """The unit's figures of the claim's measure (lengths of time in days)."""
     values = []
     if unit.value_amount is not None and unit.value_unit == kind:
-        values.append(Decimal(unit.value_amount).normalize())
+        values.append(_measured(Decimal(unit.value_amount), kind))
     if kind in ("GBP", "percent"):
         values += [a.value for a in find_amounts(unit.text) if a.unit == kind]
     else:
-        values += [f.value for f in claim_figures(unit.text) if f.unit == kind]
+        values += [
+            _measured(f.value, f.unit)
+            for f in claim_figures(unit.text)
+            if _same_measure(f.unit, kind)
+        ]
     return [Decimal(v).normalize() for v in values]
+
+
+def _same_measure(unit: str, kind: str) -> bool:
+    return unit == kind or (unit in DAYS_IN and kind in DAYS_IN)
 
 
 def _unit_period(unit: AtomicUnit, figure: Figure) -> str:
@@ -324,7 +319,7 @@ def figure_context(text: str, start: int, end: int) -> frozenset[str]:
 def _figure_spans(text: str, kind: str) -> list[tuple[int, int]]:
     if kind in ("GBP", "percent"):
         return [(a.start, a.end) for a in find_amounts(text) if a.unit == kind]
-    return [(f.start, f.end) for f in claim_figures(text) if f.unit == kind]
+    return [(f.start, f.end) for f in claim_figures(text) if _same_measure(f.unit, kind)]
 
 
 def _shown(evidence: list[Evidence]) -> str | None:

@@ -22,6 +22,9 @@ _CLAUSE_BREAK = re.compile(
 )
 PERIOD_REACH = 20  # characters after a figure where its period is written
 _RANGE_OPEN = re.compile(r"\bbetween\s+\S+$", re.I)
+_CONDITION = re.compile(
+    r"\W*(?:if|when|once|unless|as long as|provided|while|until|after|before)\b", re.I
+)
 _APPROXIMATE = re.compile(
     r"\b(?:about|around|roughly|approximately|nearly|almost|over|up to)\s+$", re.I
 )
@@ -32,9 +35,12 @@ _COUNT = re.compile(
     r"(years?|months?|weeks?|days?|hours?|points?|payments?)\b",
     re.I,
 )
+# An age is read as the boundary of the condition it states, so that the two sides of one
+# boundary agree: "24 or under" is "under 25", the complement of "25 or over".
 _AGE = re.compile(
     r"\b(?:under|over|aged?|age of|reach(?:es|ing)?|turns?)\s+(\d{1,2})\b"
-    r"|\b(\d{1,2})(?:\s+(?:or|and)\s+(?:over|older|above|under|younger)\b|[\s-]years?[\s-]olds?\b)",
+    r"|\b(\d{1,2})(?:\s+(?:or|and)\s+(?:over|older|above|(?P<below>under|younger))\b"
+    r"|[\s-]years?[\s-]olds?\b)",
     re.I,
 )
 _THOUSANDS = re.compile(r"£\s?(\d+(?:\.\d+)?)\s?k\b", re.I)
@@ -143,6 +149,8 @@ def _clauses(answer: str, start: int, end: int) -> list[tuple[int, int]]:
         left, right = answer[last : match.start()], answer[match.end() : end]
         if _RANGE_OPEN.search(left):
             continue  # "between £12,571 and £50,270" is one figure's range
+        if last == start and _CONDITION.match(left) and match.group().strip() == ",":
+            continue  # "If you pay tax at 40%, you claim 20% more": a condition and its rule
         if claim_figures(left) and claim_figures(right):
             pieces.append((last, match.start()))
             last = match.end()
@@ -215,7 +223,7 @@ def claim_figures(text: str) -> list[Figure]:
 
 def _counts(text: str) -> list[Figure]:
     found = [
-        Figure(Decimal(m.group(1) or m.group(2)), "age", "", False, m.group(), m.start(), m.end())
+        Figure(_age_boundary(m), "age", "", False, m.group(), m.start(), m.end())
         for m in _AGE.finditer(text)
     ]
     for match in _COUNT.finditer(text):
@@ -226,6 +234,11 @@ def _counts(text: str) -> list[Figure]:
             continue
         found.append(Figure(Decimal(match.group(1)), unit, "", False, match.group(), *match.span()))
     return found
+
+
+def _age_boundary(match: re.Match) -> Decimal:
+    age = Decimal(match.group(1) or match.group(2))
+    return age + 1 if match.group("below") else age
 
 
 def period_after(text: str, end: int) -> str:

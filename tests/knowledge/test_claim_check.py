@@ -71,3 +71,43 @@ def test_a_figure_of_another_numbered_variant_does_not_contradict():
     )  # fmt: skip
     class_3 = _evidence("Class 3 contributions cost £17.45 a week.", "17.45")
     assert _verdict("Class 3 contributions cost £3.45 a week.", class_3)[0] == "contradicted"
+
+
+def _count_evidence(text: str):
+    unit = AtomicUnit(unit_type="rule", text=text)
+    return [Evidence(unit, 0.8, "current")]
+
+
+def test_lengths_of_time_compare_whatever_they_are_counted_in():
+    days = _count_evidence("New Style Jobseeker's Allowance is paid for up to 182 days.")
+    assert (
+        _verdict("New Style Jobseeker's Allowance is paid for up to 26 weeks.", days)[0]
+        == "supported"
+    )
+    assert _verdict("New Style Jobseeker's Allowance is paid for up to 12 months.", days) == (
+        "contradicted", "value_differs",
+    )  # fmt: skip
+
+
+def test_ages_on_the_two_sides_of_one_boundary_agree():
+    over = _count_evidence("Jobseeker's Allowance: age 25 or over gets the higher amount.")
+    assert _verdict("Jobseeker's Allowance pays the lower amount if you're 24 or under.", over)[
+        0
+    ] == ("supported")
+    assert _verdict("Jobseeker's Allowance pays the higher amount if you're 23 or over.", over)[
+        0
+    ] == ("contradicted")
+
+
+def test_a_unit_its_page_no_longer_states_neither_supports_nor_dates_a_figure():
+    (gone,) = _evidence("Claim the extra 20% relief in your Self Assessment return.", "20")
+    gone = Evidence(gone.unit, gone.similarity, "unconfirmed")
+    verdict, reason = _verdict(
+        "You claim the extra 20% relief in your Self Assessment return.", [gone]
+    )
+    assert (verdict, reason) == ("unsupported", "no_fact_found")
+
+
+def test_a_condition_before_a_comma_stays_with_its_rule():
+    answer = "If you pay Income Tax at 40%, you claim the extra 20% relief in your tax return."
+    assert [c.text for c in answer_claims(answer)] == [answer.rstrip(".")]

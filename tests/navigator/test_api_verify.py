@@ -189,3 +189,15 @@ def test_a_failing_model_leaves_the_rules_verdict_and_says_why(kb, api, settings
 
     assert claim["checked_by"] == "rules"
     assert "503" in claim["fallback"] and claim["explanation"] is None
+
+
+def test_units_stating_a_figure_are_found_by_its_value(kb):
+    from knowledge.verification.claims import Figure
+    from knowledge.verification.evidence import _units_stating, printed
+
+    figure = claim_figures("The full new State Pension is £221.20 a week.")[0]
+    found = _units_stating([figure], exclude=set())
+    assert found and all("221.20" in u.text or u.value_amount == figure.value for u in found)
+    assert printed(Figure(figure.value, "GBP")) == "£221.20"
+    assert printed(Figure(claim_figures("£12,570")[0].value, "GBP")) == "£12,570"
+    assert printed(Figure(claim_figures("8.75%")[0].value, "percent")) == "8.75%"

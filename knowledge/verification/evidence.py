@@ -1,0 +1,85 @@
+"""The units a claim is checked against: the search's nearest units to what the claim says,
+of every date, and every unit that states one of the claim's figures, wherever it sits in
+the taxonomy (last year's figure stated for this year is found by its value even when the
+search ranks this year's unit first)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+from django.db.models import Q
+
+from knowledge.embeddings import get_embedder
+from knowledge.models import AtomicUnit
+from knowledge.retrieval import SearchParams, concept_search
+from knowledge.verification.claims import Claim, Figure
+
+UNITS_LOOKED_AT = 40
+UNITS_BY_VALUE = 20  # per figure
+
+
+@dataclass
+class Evidence:
+    unit: AtomicUnit
+    similarity: float
+    temporal_status: str
+
+
+def claim_evidence(claim: Claim, day: dt.date) -> list[Evidence]:
+    """Nearest first, each unit once, with its status on `day`."""
+    vector = get_embedder().embed([claim.context])[0]
+    params = SearchParams(
+        query=claim.context, k=5, min_results=5, as_of=day, include_historical=True
+    )
+    found = {
+        u.unit.pk: Evidence(u.unit, u.similarity, _status(u.unit, u.temporal_status, day))
+        for hit in concept_search(params=params, query_vector=vector).concepts
+        for u in hit.units
+    }
+    for unit in _units_stating(claim.figures, exclude=set(found)):
+        status = unit.temporal_status_on(day).value
+        found[unit.pk] = Evidence(unit, _cosine(vector, unit.embedding), _status(unit, status, day))
+    return sorted(found.values(), key=lambda e: -e.similarity)[:UNITS_LOOKED_AT]
+
+
+def _units_stating(figures: list[Figure], *, exclude: set[int]) -> list[AtomicUnit]:
+    """Live units whose structured value or text is one of the money or percent figures."""
+    wanted = Q()
+    for figure in figures:
+        if figure.unit in ("GBP", "percent"):
+            wanted |= Q(value_amount=figure.value, value_unit=figure.unit)
+            wanted |= Q(text__contains=printed(figure))
+    if not wanted:
+        return []
+    units = (
+        AtomicUnit.objects.filter(wanted, deleted_at__isnull=True, concept__status="active")
+        .exclude(pk__in=exclude)
+        .exclude(embedding__isnull=True)
+        .select_related("concept", "source")
+    )
+    return list(units[: UNITS_BY_VALUE * len(figures)])
+
+
+def printed(figure: Figure) -> str:
+    """The figure as gov.uk prints it: £1,739.37, £12,570, 8.75%."""
+    value = figure.value
+    if figure.unit == "percent":
+        return f"{value.normalize():f}%"
+    whole = value == value.to_integral_value()
+    return f"£{value:,.0f}" if whole else f"£{value.quantize(Decimal('0.01')):,}"
+
+
+def _cosine(vector: np.ndarray, other) -> float:
+    other = np.asarray(other, dtype=float)
+    denominator = float(np.linalg.norm(vector) * np.linalg.norm(other)) or 1.0
+    return round(float(np.dot(vector, other)) / denominator, 4)
+
+
+def _status(unit: AtomicUnit, status: str, day: dt.date) -> str:
+    """A unit its page stopped stating by `day` is not in force then, whatever its dates."""
+    if status == "current" and unit.unconfirmed_at and unit.unconfirmed_at.date() <= day:
+        return "unconfirmed"
+    return status
