@@ -152,10 +152,16 @@ def _figure_verdict(
 ) -> ClaimVerdict:
     evidence = _on_topic(evidence, thresholds.topic_margin)
     # A unit its page no longer states (unconfirmed) neither supports a figure nor dates it.
+    # Further from the claim, a unit states its figure only about the same thing (a word
+    # beside the figure is beside the claim's), as a contradicting figure must.
+    near_claim = figure_context(claim.text, figure.start, figure.end)
     stating = [
         e for e in evidence
-        if e.similarity >= thresholds.figure_topic and e.temporal_status != "unconfirmed"
-        and _states(e.unit, figure)
+        if e.temporal_status != "unconfirmed" and _states(e.unit, figure)
+        and (
+            e.similarity >= thresholds.figure_topic
+            or (e.similarity >= thresholds.differs_topic and _states_beside(e.unit, figure, near_claim))
+        )
     ]  # fmt: skip
     in_force = [e for e in stating if e.temporal_status == "current"]
     if in_force:
@@ -208,6 +214,14 @@ def _states(unit: AtomicUnit, figure: Figure) -> bool:
 # about "6 months" (equal within DURATION_SHARE: a month is not a whole number of days).
 DAYS_IN = {"days": Decimal(1), "weeks": Decimal(7), "months": Decimal("30.4375"), "years": Decimal("365.25")}  # fmt: skip
 DURATION_SHARE = Decimal("0.015")
+
+
+def _states_beside(unit: AtomicUnit, figure: Figure, near_claim: frozenset[str]) -> bool:
+    """The unit prints the figure with a word beside it that is beside the claim's."""
+    return any(
+        _equal(value, figure) and near_claim & figure_context(unit.text, start, end)
+        for start, end, value in _printed_figures(unit.text, figure.unit)
+    )
 
 
 def _equal(value: Decimal, figure: Figure) -> bool:
@@ -266,7 +280,7 @@ def _other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> lis
         and any(
             near_claim & figure_context(e.unit.text, start, end)
             and not _periods_differ(figure.period, period_after(e.unit.text, end))
-            for start, end in _figure_spans(e.unit.text, figure.unit)
+            for start, end, _ in _printed_figures(e.unit.text, figure.unit)
         )
     ]  # fmt: skip
 
@@ -316,10 +330,15 @@ def figure_context(text: str, start: int, end: int) -> frozenset[str]:
     return frozenset(words(before)[-CONTEXT_WORDS:] + words(after)[:CONTEXT_WORDS])
 
 
-def _figure_spans(text: str, kind: str) -> list[tuple[int, int]]:
+def _printed_figures(text: str, kind: str) -> list[tuple[int, int, Decimal]]:
+    """Where the text prints figures of the claim's measure, with their values in it."""
     if kind in ("GBP", "percent"):
-        return [(a.start, a.end) for a in find_amounts(text) if a.unit == kind]
-    return [(f.start, f.end) for f in claim_figures(text) if _same_measure(f.unit, kind)]
+        return [(a.start, a.end, a.value) for a in find_amounts(text) if a.unit == kind]
+    return [
+        (f.start, f.end, _measured(f.value, f.unit))
+        for f in claim_figures(text)
+        if _same_measure(f.unit, kind)
+    ]
 
 
 def _shown(evidence: list[Evidence]) -> str | None:

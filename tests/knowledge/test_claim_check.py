@@ -111,3 +111,14 @@ def test_a_unit_its_page_no_longer_states_neither_supports_nor_dates_a_figure():
 def test_a_condition_before_a_comma_stays_with_its_rule():
     answer = "If you pay Income Tax at 40%, you claim the extra 20% relief in your tax return."
     assert [c.text for c in answer_claims(answer)] == [answer.rstrip(".")]
+
+
+def test_a_unit_further_away_supports_a_figure_printed_beside_the_claims_words():
+    loan = _evidence(
+        "Budgeting Loans: You could get up to £812 if you or your partner claim Child Benefit.",
+        "812", period="", similarity=0.55,
+    )  # fmt: skip
+    claim = "A Budgeting Loan can be up to £812 if you or your partner claim Child Benefit."
+    assert _verdict(claim, loan) == ("supported", "value_matches")
+    elsewhere = _evidence("Funeral costs: £812 is the most.", "812", period="", similarity=0.55)
+    assert _verdict(claim, elsewhere) == ("unsupported", "no_fact_found")
