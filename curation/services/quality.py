@@ -30,7 +30,6 @@ from knowledge.providers import (
     Placement,
     Provider,
     ProviderError,
-    UnitText,
     get_provider,
 )
 
@@ -132,7 +131,11 @@ def _check_category(category: Category, *, checker: Provider, report: QualityRep
         alternatives = [infos[index] for index in nearest[:ALTERNATIVES]]
         try:
             placement = checker.check_unit_placement(
-                unit=_unit_text(unit, infos[own]), concept=infos[own], alternatives=alternatives
+                unit=unit.as_unit_text(
+                    concept_label=f"{infos[own].taxonomy_id}: {infos[own].name}", vector=True
+                ),
+                concept=infos[own],
+                alternatives=alternatives,
             )
         except ProviderError as exc:
             _count_error(report, exc)
@@ -152,21 +155,6 @@ def _concept_info(concept: Concept, category: Category) -> ConceptInfo:
         description=concept.description,
         category=category.slug,
         vector=tuple(concept.embedding),
-    )
-
-
-def _unit_text(unit: AtomicUnit, concept: ConceptInfo) -> UnitText:
-    return UnitText(
-        unit_type=unit.unit_type,
-        text=unit.text,
-        concept=f"{concept.taxonomy_id}: {concept.name}",
-        value_amount=unit.value_amount,
-        value_unit=unit.value_unit,
-        value_period=unit.value_period,
-        valid_from=unit.valid_from,
-        valid_to=unit.valid_to,
-        source_url=unit.source.url,
-        vector=tuple(unit.embedding),
     )
 
 

@@ -14,6 +14,7 @@ from pgvector.django import VectorField
 from knowledge.models.base import EMBEDDING_DIMENSIONS, TimestampedModel, hnsw_cosine_index
 from knowledge.models.sources import PageSnapshot, Source
 from knowledge.models.taxonomy import Concept
+from knowledge.providers.types import UnitText
 from knowledge.temporal import TemporalStatus, temporal_status, temporal_status_expression
 
 
@@ -183,6 +184,24 @@ class AtomicUnit(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.concept_id}#{self.ordinal} {self.unit_type}: {self.text[:60]}"
+
+    def as_unit_text(self, *, concept_label: str | None = None, vector: bool = False) -> UnitText:
+        """What a model (or the heuristic adjudicator) is shown of this unit. `concept_label`
+        spares loading the concept when the caller has it."""
+        return UnitText(
+            unit_type=self.unit_type,
+            text=self.text,
+            concept=concept_label
+            if concept_label is not None
+            else f"{self.concept.taxonomy_id}: {self.concept.name}",
+            value_amount=self.value_amount,
+            value_unit=self.value_unit,
+            value_period=self.value_period,
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+            source_url=self.source.url,
+            vector=tuple(self.embedding) if vector else None,
+        )
 
     def temporal_status_on(self, as_of: dt.date) -> TemporalStatus:
         return temporal_status(

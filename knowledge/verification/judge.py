@@ -14,8 +14,7 @@ from dataclasses import replace
 
 from django.conf import settings
 
-from knowledge.models import AtomicUnit
-from knowledge.providers import ProviderError, UnitText, get_provider
+from knowledge.providers import ProviderError, get_provider
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +41,7 @@ def judged(verdict, evidence, *, day: dt.date, judge):
             claim=verdict.claim.text,
             sentence=verdict.claim.context,
             day=day,
-            facts=[unit_text(e.unit) for e in facts],
+            facts=[e.unit.as_unit_text() for e in facts],
         )
     except ProviderError as exc:
         logger.warning("claim judging by %s failed, rules used: %s", judge.name, exc.reason)
@@ -58,18 +57,4 @@ def judged(verdict, evidence, *, day: dt.date, judge):
         else None,
         checked_by=f"model:{judgement.judged_by}",
         explanation=judgement.explanation,
-    )
-
-
-def unit_text(unit: AtomicUnit) -> UnitText:
-    return UnitText(
-        unit_type=unit.unit_type,
-        text=unit.text,
-        concept=f"{unit.concept.taxonomy_id}: {unit.concept.name}",
-        value_amount=unit.value_amount,
-        value_unit=unit.value_unit,
-        value_period=unit.value_period,
-        valid_from=unit.valid_from,
-        valid_to=unit.valid_to,
-        source_url=unit.source.url,
     )
