@@ -107,3 +107,23 @@ def test_a_missing_kind_is_not_blamed_on_cross_validation():
 def test_a_floor_that_is_not_a_number_is_refused():
     with pytest.raises(CommandError, match="refused"):
         _floors("refused=nan")
+
+
+def test_floors_missed_names_what_was_not_measured_and_why():
+    from knowledge.evaluation.floors import floors_missed
+
+    missed = floors_missed(
+        {"accuracy": 0.7, "missed_max": 0.02, "recall": None},
+        {"accuracy": 0.75, "missed_max": 0.01, "recall": 0.9},
+        unmeasured=lambda name: f"{name} needs more data",
+    )
+    assert missed == [
+        "accuracy: 0.700 below 0.75",
+        "missed_max: 0.020 above 0.01",
+        "recall: not measured (recall needs more data)",
+    ]
+
+
+def test_eval_verify_rejects_bad_floors_before_evaluating():
+    with pytest.raises(CommandError, match="unknown figure 'acuracy'"):
+        call_command("eval_verify", "--floors", "acuracy=0.9")

@@ -1,5 +1,4 @@
 import json
-import math
 from pathlib import Path
 
 from django.conf import settings
@@ -7,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from knowledge.embeddings import get_embedder
+from knowledge.evaluation.floors import FloorError, floors_missed, floors_parse
 from knowledge.evaluation.outcome_fit import (
     cross_validate,
     model_fit,
@@ -223,18 +223,10 @@ FLOOR_NAMES = ("recall@5", "refused", "false_refusals_max", "follow_up", "aspect
 
 
 def _floors(text: str) -> dict[str, float]:
-    floors = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, _, value = (piece.strip() for piece in part.partition("="))
-        if name not in FLOOR_NAMES:
-            raise CommandError(f"--floors: unknown figure {name!r}; use {', '.join(FLOOR_NAMES)}")
-        try:
-            floors[name] = float(value)
-        except ValueError:
-            raise CommandError(f"--floors: {name} needs a number, not {value!r}") from None
-        if not math.isfinite(floors[name]):
-            raise CommandError(f"--floors: {name} needs a finite number, not {value!r}")
-    return floors
+    try:
+        return floors_parse(text, FLOOR_NAMES)
+    except FloorError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _below_floors(report: dict, floors: dict[str, float]) -> list[str]:
@@ -248,14 +240,10 @@ def _below_floors(report: dict, floors: dict[str, float]) -> list[str]:
         "abbreviation": report["by_kind"].get("abbreviation", {}).get("recall@5"),
         "aspects": report["aspect_coverage@10"]["covered"],
     }
-    failures = []
-    for name, floor in floors.items():
-        value = figures[name]
-        if value is None:
-            why = "refusal figures need --cv" if name in CV_FIGURES else "no such questions"
-            failures.append(f"{name}: not measured ({why})")
-        elif name.endswith("_max") and value > floor:
-            failures.append(f"{name}: {value:.3f} above {floor}")
-        elif not name.endswith("_max") and value < floor:
-            failures.append(f"{name}: {value:.3f} below {floor}")
-    return failures
+    return floors_missed(
+        figures,
+        floors,
+        unmeasured=lambda name: (
+            "refusal figures need --cv" if name in CV_FIGURES else "no such questions"
+        ),
+    )

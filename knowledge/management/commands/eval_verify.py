@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from knowledge.evaluation.floors import FloorError, floors_missed, floors_parse
 from knowledge.evaluation.verification import (
     VERDICTS,
     CaseFileError,
@@ -30,8 +31,18 @@ class Command(BaseCommand):
             help="choose the similarity thresholds by cross-validation (folds grouped by page) "
             "and report the held-out figures",
         )
+        parser.add_argument(
+            "--floors",
+            default="",
+            help="fail (exit 1) below any of these, e.g. accuracy=0.7,contradicted_recall=0.65,"
+            "supported_precision=0.85,missed_max=0.05",
+        )
 
     def handle(self, *args, file: Path, json: bool, cv: bool, **options):
+        try:
+            floors = floors_parse(options["floors"], FLOOR_NAMES)
+        except FloorError as exc:
+            raise CommandError(str(exc)) from None
         try:
             cases = load_cases(file)
         except CaseFileError as exc:
@@ -39,17 +50,24 @@ class Command(BaseCommand):
         judge = claim_judge()
         if cv:
             report = cross_validate_thresholds(cases, judge=judge)
-            self.stdout.write(
-                f"cross-validated (held-out figures; thresholds chosen per fold: "
-                f"{report['thresholds_chosen']}; best on all: {report['best_on_all']})"
-            )
         else:
             cases = tqdm(cases, unit="answer", file=self.stderr._out)
             report = summarise_verification([evaluate_case(c, judge=judge) for c in cases])
         report["judged_by"] = f"model:{judge.analysis_model}" if judge else "rules"
         if json:
             self.stdout.write(_dumps(report))
-            return
+        else:
+            self._text(report)
+        failures = floors_missed(_floor_figures(report), floors)
+        if failures:
+            raise CommandError("regression: " + "; ".join(failures))
+
+    def _text(self, report: dict) -> None:
+        if "thresholds_chosen" in report:
+            self.stdout.write(
+                f"cross-validated (held-out figures; thresholds chosen per fold: "
+                f"{report['thresholds_chosen']}; best on all: {report['best_on_all']})"
+            )
         self.stdout.write(f"claims without figures judged by: {report['judged_by']}")
         self.stdout.write(
             f"{report['answers']} answers, {report['gold_claims']} gold claims: verdict accuracy "
@@ -77,6 +95,18 @@ class Command(BaseCommand):
         self.stdout.write(
             f"latency per answer ms: p50 {latency.get('p50')}  p95 {latency.get('p95')}"
         )
+
+
+FLOOR_NAMES = ("accuracy", "contradicted_recall", "supported_precision", "missed_max")
+
+
+def _floor_figures(report: dict) -> dict:
+    return {
+        "accuracy": report["verdict_accuracy"],
+        "contradicted_recall": report["contradicted_recall"],
+        "supported_precision": report["supported_precision"],
+        "missed_max": report["missed_claims"],
+    }
 
 
 def _dumps(report: dict) -> str:
