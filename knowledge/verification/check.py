@@ -40,7 +40,7 @@ from knowledge.verification.judge import judged
 class Thresholds:
     """Similarities of a claim to a unit (chosen by eval_verify --cv, folds grouped by page)."""
 
-    figure_topic: float = 0.65  # a unit stating the claim's figure is about the claim
+    figure_topic: float = 0.55  # a unit stating the claim's figure is about the claim
     differs_topic: float = 0.50  # a unit stating another figure of that kind is on its topic
     meaning: float = 0.60  # a unit says what a claim without figures says
     # A figure is compared with the units of the concepts nearest the claim: those within
