@@ -99,7 +99,7 @@ def answer_verify(
     verdicts = []
     for claim in answer_claims(answer, before=asked):
         evidence = evidence_of(claim, day)
-        verdict = claim_verify(claim, evidence, cited=cited, thresholds=thresholds)
+        verdict = claim_verify(claim, evidence, cited=cited, thresholds=thresholds, day=day)
         if judge is not None and not claim.figures:
             verdict = judged(verdict, evidence, day=day, judge=judge)
         verdicts.append(verdict)
@@ -107,12 +107,14 @@ def answer_verify(
 
 
 def claim_verify(
-    claim: Claim, evidence, *, cited: set[int], thresholds: Thresholds
+    claim: Claim, evidence, *, cited: set[int], thresholds: Thresholds, day: dt.date | None = None
 ) -> ClaimVerdict:
+    """`day`: the day the claim is about (a figure a unit prints for another year's span is
+    not in force on it); None skips that reading."""
     if not claim.figures:
         return _by_meaning(claim, evidence, thresholds)
     verdicts = [
-        _figure_verdict(claim, figure, evidence, cited=cited, thresholds=thresholds)
+        _figure_verdict(claim, figure, evidence, cited=cited, thresholds=thresholds, day=day)
         for figure in claim.figures
     ]
     for verdict in verdicts:
@@ -148,7 +150,7 @@ def _denies(text: str) -> bool:
 
 
 def _figure_verdict(
-    claim, figure: Figure, evidence, *, cited, thresholds: Thresholds
+    claim, figure: Figure, evidence, *, cited, thresholds: Thresholds, day: dt.date | None
 ) -> ClaimVerdict:
     evidence = _on_topic(evidence, thresholds.topic_margin)
     # A unit its page no longer states (unconfirmed) neither supports a figure nor dates it.
@@ -163,7 +165,10 @@ def _figure_verdict(
             or (e.similarity >= thresholds.differs_topic and _states_beside(e.unit, figure, near_claim))
         )
     ]  # fmt: skip
-    in_force = [e for e in stating if e.temporal_status == "current"]
+    in_force = [
+        e for e in stating
+        if e.temporal_status == "current" and not _printed_for_another_year(e.unit.text, figure, day)
+    ]  # fmt: skip
     if in_force:
         best = in_force[0]
         period = _unit_period(best.unit, figure)
@@ -216,6 +221,34 @@ DAYS_IN = {"days": Decimal(1), "weeks": Decimal(7), "months": Decimal("30.4375")
 DURATION_SHARE = Decimal("0.015")
 
 
+# "£3,354 for the 2023 to 2024 academic year": a figure printed with its own year's span. An
+# open span ("for tax years up to and including 2023 to 2024", "starting from") is not one.
+_YEAR_SPAN = re.compile(r"\b(20\d\d) to (20\d\d)\b")
+_OPEN_SPAN = re.compile(
+    r"\b(?:up to|including|until|starting|from|before|after|since)\b[^.;£]*$", re.I
+)
+YEAR_SPAN_REACH = 45  # characters after the figure, within its clause
+
+
+def _printed_for_another_year(text: str, figure: Figure, day: dt.date | None) -> bool:
+    """The unit prints the claim's figure for a year's span that does not hold `day` (from
+    6 April of its first year, when tax years start, to 31 August of its second, when
+    academic years end)."""
+    if day is None:
+        return False
+    for _, end, value in _printed_figures(text, figure.unit):
+        if not _equal(value, figure):
+            continue
+        after = re.split(r"[.;£]", text[end : end + YEAR_SPAN_REACH])[0]
+        span = _YEAR_SPAN.search(after)
+        if span is None or _OPEN_SPAN.search(after[: span.start()]):
+            continue
+        first, second = int(span.group(1)), int(span.group(2))
+        if second == first + 1 and not dt.date(first, 4, 6) <= day <= dt.date(second, 8, 31):
+            return True
+    return False
+
+
 def _states_beside(unit: AtomicUnit, figure: Figure, near_claim: frozenset[str]) -> bool:
     """The unit prints the figure with a word beside it that is beside the claim's."""
     return any(
@@ -237,18 +270,12 @@ def _measured(value: Decimal, unit: str) -> Decimal:
 
 
 def _unit_values(unit: AtomicUnit, kind: str) -> list[Decimal]:
-    """The unit's figures of the claim's measure (lengths of time in days)."""
-    values = []
-    if unit.value_amount is not None and unit.value_unit == kind:
+    """The unit's figures of the claim's measure (lengths of time in days): those its text
+    prints, which is what its quote shows; the structured value only when the text prints
+    none (a structured value the text does not print is an extraction slip, not a fact)."""
+    values = [value for _, _, value in _printed_figures(unit.text, kind)]
+    if not values and unit.value_amount is not None and unit.value_unit == kind:
         values.append(_measured(Decimal(unit.value_amount), kind))
-    if kind in ("GBP", "percent"):
-        values += [a.value for a in find_amounts(unit.text) if a.unit == kind]
-    else:
-        values += [
-            _measured(f.value, f.unit)
-            for f in claim_figures(unit.text)
-            if _same_measure(f.unit, kind)
-        ]
     return [Decimal(v).normalize() for v in values]
 
 

@@ -25,8 +25,9 @@ _RANGE_OPEN = re.compile(r"\bbetween\s+\S+$", re.I)
 _CONDITION = re.compile(
     r"\W*(?:if|when|once|unless|as long as|provided|while|until|after|before)\b", re.I
 )
+# Rounding words allow what they say; "up to £3,438" and "over £125,140" are bounds, exact.
 _APPROXIMATE = re.compile(
-    r"\b(?:about|around|roughly|approximately|nearly|almost|over|up to)\s+$", re.I
+    r"\b(?:about|around|roughly|approximately|nearly|almost|just under|just over)\s+$", re.I
 )
 # A number and what it counts, with at most one word between ("35 qualifying years", "18
 # monthly payments").

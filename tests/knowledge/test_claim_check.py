@@ -2,6 +2,7 @@
 when it is the figure of the same thing (a word beside it is beside the claim's figure) and
 of the same period."""
 
+import datetime as dt
 from decimal import Decimal
 
 from knowledge.models import AtomicUnit
@@ -17,9 +18,9 @@ def _evidence(text: str, amount: str, period: str = "week", similarity: float = 
     return [Evidence(unit, similarity, "current")]
 
 
-def _verdict(answer: str, evidence) -> tuple[str, str]:
+def _verdict(answer: str, evidence, day=None) -> tuple[str, str]:
     (claim,) = answer_claims(answer)
-    found = claim_verify(claim, evidence, cited=set(), thresholds=THRESHOLDS)
+    found = claim_verify(claim, evidence, cited=set(), thresholds=THRESHOLDS, day=day)
     return found.verdict, found.reason
 
 
@@ -123,3 +124,32 @@ def test_a_unit_further_away_supports_a_figure_printed_beside_the_claims_words()
     assert _verdict(claim, loan) == ("supported", "value_matches")
     elsewhere = _evidence("Funeral costs: £812 is the most.", "812", period="", similarity=further)
     assert _verdict(claim, elsewhere) == ("unsupported", "no_fact_found")
+
+
+GRANT = "Adult Dependants' Grant of up to: £3,438 for the 2024 to 2025 academic year; £3,354 for the 2023 to 2024 academic year"
+
+
+def test_up_to_is_a_bound_not_a_rounding():
+    grant = _evidence("The maximum Adult Dependants' Grant is up to £3,438.", "3438", period="")
+    assert _verdict("The Adult Dependants' Grant is up to £3,354.", grant)[0] == "contradicted"
+    assert _verdict("The Adult Dependants' Grant is about £3,400.", grant)[0] == "supported"
+
+
+def test_a_figure_printed_for_another_years_span_is_not_in_force():
+    both_years = _evidence(GRANT, "3438", period="")
+    claim = "An Adult Dependants' Grant can give up to £3,354 for 2024-25."
+    assert _verdict(claim, both_years, day=dt.date(2024, 10, 1)) == (
+        "contradicted", "not_in_force_on_date",
+    )  # fmt: skip
+    assert _verdict(claim, both_years, day=dt.date(2024, 2, 1))[0] == "supported"  # 2023 to 2024
+    open_span = _evidence(
+        "Over £50,000 for tax years up to and including 2023 to 2024.", "50000", period=""
+    )
+    assert _verdict("The charge starts over £50,000.", open_span, day=dt.date(2019, 10, 1))[0] == (
+        "supported"
+    )
+
+
+def test_a_structured_value_the_text_does_not_print_is_not_a_fact():
+    slipped = _evidence("The maximum Adult Dependants' Grant is £3,438.", "3354", period="")
+    assert _verdict("The maximum Adult Dependants' Grant is £3,354.", slipped)[0] == "contradicted"
