@@ -333,7 +333,7 @@ _AMOUNTS_MASKED = re.compile(
 CONTEXT_WORDS = 4  # content words each side of a figure that say what it is about
 _CONTEXT_NOISE = frozenset(
     ("a", "per", "each", "every", "week", "weeks", "weekly", "month", "months", "monthly",
-     "year", "years", "yearly", "annual", "hour", "hourly", "day", "daily", "up", "more", "less", "than", "over", "under",
+     "year", "years", "yearly", "annual", "hour", "hours", "hourly", "day", "days", "daily", "up", "more", "less", "than", "over", "under",
      "least", "most", "get", "got", "is", "be", "been", "you", "your", "not", "only", "also",
      "there", "that", "this", "these", "those", "so", "do", "does", "would", "could", "should",
      "may", "must", "all", "any", "about", "around", "rate", "rates", "amount", "need", "pay",
