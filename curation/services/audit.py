@@ -18,6 +18,7 @@ from decimal import Decimal
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, ProtectedError
+from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from curation.models import AuditEvent, AuditJudgement, AuditSample, SupersedingCandidate
@@ -105,6 +106,25 @@ def audit_record(
         after=after,
         reverts=reverts,
     )
+
+
+def last_decided_by(*, action: str, target: models.Model) -> str | None:
+    """ "by <user> at <time>" for the latest decision `action` on `target` that stands (not
+    reverted), or None when there is none: how a refusal says who decided already."""
+    last = (
+        AuditEvent.objects.filter(
+            action=action,
+            target_type=target._meta.model_name,
+            target_id=target.pk,
+            reverted_by__isnull=True,
+        )
+        .select_related("actor")
+        .first()
+    )
+    if last is None:
+        return None
+    who = last.actor.get_username() if last.actor else "someone"
+    return f"by {who} at {timezone.localtime(last.created_at).strftime('%Y-%m-%d %H:%M')}"
 
 
 def audit_revert(*, event_id: int, user, permission: str) -> AuditEvent:

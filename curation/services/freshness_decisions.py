@@ -14,7 +14,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent
-from curation.services.audit import audit_record, audit_revert, note_checked, states_of
+from curation.services.audit import (
+    audit_record,
+    audit_revert,
+    last_decided_by,
+    note_checked,
+    states_of,
+)
 from curation.services.locks import atomic_or_refused, concepts_lock
 from curation.services.superseding import DECIDE_PERMISSION, unit_soft_delete
 from curation.services.taxonomy import EDIT_PERMISSION
@@ -111,14 +117,7 @@ def _unconfirmed_unit(unit_id: int) -> AtomicUnit:
 
 
 def _why_confirmed(unit: AtomicUnit) -> str:
-    last = (
-        AuditEvent.objects.filter(action=CONFIRM_ACTION, target_type="atomicunit")
-        .filter(target_id=unit.pk, reverted_by__isnull=True)
-        .select_related("actor")
-        .first()
-    )
-    if last is None:
+    decided = last_decided_by(action=CONFIRM_ACTION, target=unit)
+    if decided is None:
         return f"unit {unit.pk} is confirmed by its page's current version"
-    who = last.actor.get_username() if last.actor else "someone"
-    when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M")
-    return f"unit {unit.pk} was confirmed already by {who} at {when}"
+    return f"unit {unit.pk} was confirmed already {decided}"

@@ -12,7 +12,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent
-from curation.services.audit import audit_record, audit_revert, note_checked, states_of
+from curation.services.audit import (
+    audit_record,
+    audit_revert,
+    last_decided_by,
+    note_checked,
+    states_of,
+)
 from knowledge.models import AtomicUnit
 
 SIGNOFF_PERMISSION = "knowledge.signoff_atomicunit"
@@ -67,15 +73,6 @@ def _why_not_pending(unit: AtomicUnit) -> str:
     if unit.deleted_at is not None:
         return f"unit {unit.pk} was removed from the knowledge base"
     if unit.review_status == AtomicUnit.ReviewStatus.APPROVED:
-        last = (
-            AuditEvent.objects.filter(action=SIGNOFF_ACTION, target_type="atomicunit")
-            .filter(target_id=unit.pk, reverted_by__isnull=True)
-            .select_related("actor")
-            .first()
-        )
-        if last is None:
-            return f"unit {unit.pk} is already signed off"
-        who = last.actor.get_username() if last.actor else "someone"
-        when = timezone.localtime(last.created_at).strftime("%Y-%m-%d %H:%M")
-        return f"unit {unit.pk} is already signed off by {who} at {when}"
+        decided = last_decided_by(action=SIGNOFF_ACTION, target=unit)
+        return f"unit {unit.pk} is already signed off" + (f" {decided}" if decided else "")
     return f"unit {unit.pk} is {unit.get_review_status_display().lower()}, not pending"
