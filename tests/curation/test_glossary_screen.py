@@ -191,6 +191,14 @@ def test_the_screen_lists_terms_and_life_events(editor_client, vocab):
     assert "ISAs" in page  # the ISA term's category
     assert "Adopting a llama" in page and "<code>adopting a llama</code>" in page
     assert all(f"<li>{search}</li>" in page for search in LLAMA_SEARCHES)
+    pa = GlossaryTerm.objects.get(term="PA")
+    llama = LifeEvent.objects.get(name="Adopting a llama")
+    for kind, record in (("terms", pa), ("life-events", llama)):
+        assert all(
+            f'hx-post="{change_url(kind, record, verb)}"' in page for verb in ("edit", "delete")
+        )
+    assert 'hx-confirm="Delete the glossary term PA → Personal Allowance?"' in page
+    assert 'hx-confirm="Delete the life event Adopting a llama?"' in page
     fragment = page_of(editor_client.get(GLOSSARY_URL, **HTMX))
     assert fragment.lstrip().startswith('<div id="glossary-panel"')
 
