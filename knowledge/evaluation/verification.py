@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knowledge.evaluation.gold import error_text
 from knowledge.evaluation.retrieval import latency_summary
-from knowledge.verification.check import Thresholds, Verification, answer_verify, claim_evidence
+from knowledge.verification.check import Thresholds, Verification, answer_verify
+from knowledge.verification.evidence import claim_evidence
 
 VERDICTS = ("supported", "contradicted", "unsupported")
 

@@ -32,7 +32,7 @@ from knowledge.verification.claims import (
     claim_figures,
     period_after,
 )
-from knowledge.verification.evidence import Evidence, claim_evidence
+from knowledge.verification.evidence import Evidence, claims_evidence
 from knowledge.verification.judge import judged
 
 
@@ -95,10 +95,13 @@ def answer_verify(
     started = time.perf_counter()
     day = as_of or timezone.localdate()
     cited = set(cited_unit_ids)
-    evidence_of = evidence_of or claim_evidence
+    claims = answer_claims(answer, before=asked)
+    if evidence_of is None:
+        evidences = claims_evidence(claims, day)
+    else:
+        evidences = [evidence_of(claim, day) for claim in claims]
     verdicts = []
-    for claim in answer_claims(answer, before=asked):
-        evidence = evidence_of(claim, day)
+    for claim, evidence in zip(claims, evidences, strict=True):
         verdict = claim_verify(claim, evidence, cited=cited, thresholds=thresholds, day=day)
         if judge is not None and not claim.figures:
             verdict = judged(verdict, evidence, day=day, judge=judge)

@@ -30,7 +30,18 @@ class Evidence:
 
 def claim_evidence(claim: Claim, day: dt.date) -> list[Evidence]:
     """Nearest first, each unit once, with its status on `day`."""
-    vector = get_embedder().embed([claim.context])[0]
+    return claims_evidence([claim], day)[0]
+
+
+def claims_evidence(claims: list[Claim], day: dt.date) -> list[list[Evidence]]:
+    """`claim_evidence` for each claim of an answer, their words embedded in one call (the
+    clauses of one sentence share theirs)."""
+    contexts = list(dict.fromkeys(claim.context for claim in claims))
+    vectors = dict(zip(contexts, get_embedder().embed(contexts), strict=True)) if contexts else {}
+    return [_evidence(claim, day, vectors[claim.context]) for claim in claims]
+
+
+def _evidence(claim: Claim, day: dt.date, vector: np.ndarray) -> list[Evidence]:
     params = SearchParams(
         query=claim.context, k=5, min_results=5, as_of=day, include_historical=True
     )

@@ -191,7 +191,7 @@ def test_a_failing_model_leaves_the_rules_verdict_and_says_why(kb, api, settings
     assert "503" in claim["fallback"] and claim["explanation"] is None
 
 
-def test_units_stating_a_figure_are_found_by_its_value(kb):
+def test_units_stating_a_figure_are_found_by_its_value(kb, db):
     from knowledge.verification.claims import Figure
     from knowledge.verification.evidence import _units_stating, printed
 
@@ -201,3 +201,26 @@ def test_units_stating_a_figure_are_found_by_its_value(kb):
     assert printed(Figure(figure.value, "GBP")) == "£221.20"
     assert printed(Figure(claim_figures("£12,570")[0].value, "GBP")) == "£12,570"
     assert printed(Figure(claim_figures("8.75%")[0].value, "percent")) == "8.75%"
+
+
+def test_an_answers_claims_are_embedded_in_one_call(kb, db, monkeypatch):
+    from knowledge.verification import evidence
+    from knowledge.verification.check import answer_verify
+
+    real = evidence.get_embedder()
+    calls = []
+
+    class Counting:
+        def embed(self, texts):
+            calls.append(list(texts))
+            return real.embed(texts)
+
+    monkeypatch.setattr(evidence, "get_embedder", lambda: Counting())
+    answer = (
+        "You get £25.60 a week for the eldest child and £16.95 for each other child. " + PENSION
+    )
+
+    found = answer_verify(answer=answer, as_of=None)
+
+    assert len(found.claims) == 3
+    assert len(calls) == 1 and len(calls[0]) == 2  # the two clauses of one sentence share it
