@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 MANAGE := $(BIN)/python manage.py
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install browsers lint format serve clean-db
+.PHONY: demo test install browsers lint format serve stop clean-db
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,11 +16,12 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 # Local demo on the embedded defaults: embedded PostgreSQL, eager Celery, heuristic LLM.
+# Stopping the server (Ctrl-C) stops the embedded PostgreSQL too; the data stays under var/.
 demo: export DEBUG = true
 demo: export NAVIGATOR_DEMO = true
 demo: install
 	$(MANAGE) demo_prepare
-	$(MANAGE) runserver 127.0.0.1:8000
+	$(MANAGE) demo_serve 127.0.0.1:8000
 
 # The browser tests drive Debian's Chromium through Playwright (no downloaded browsers).
 # Installed here when missing, so that `make test` runs the whole suite on a fresh machine.
@@ -50,6 +51,10 @@ lint: install
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# Stops the embedded PostgreSQL (of NAVIGATOR_VAR_DIR, var/ by default); its data stays.
+stop:
+	$(BIN)/python -m navigator.embedded_db stop
 
 # Stops the embedded PostgreSQL and deletes its data under var/.
 clean-db: export DEBUG = true

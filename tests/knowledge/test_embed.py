@@ -1,7 +1,10 @@
 """Embedding skips unchanged text, and a change of text or model embeds again."""
 
+from io import StringIO
+
 import numpy as np
 import pytest
+from django.core.management import call_command
 
 from knowledge import embeddings
 from knowledge.models import AtomicUnit
@@ -46,6 +49,35 @@ def test_a_new_model_embeds_everything_again(counting, monkeypatch):
     monkeypatch.setattr(embed, "get_embedder", lambda: CountingEmbedder(name="another-model"))
     assert embed.units_embed() == 1
     assert AtomicUnit.objects.get().embedding_model == "another-model"
+
+
+def embed_command() -> tuple[str, str]:
+    out, err = StringIO(), StringIO()
+    call_command("embed", stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_the_command_says_when_there_is_nothing_to_embed(counting):
+    for _ in range(2):
+        UnitFactory(concept=ConceptFactory())
+    embed_command()
+    out, err = embed_command()
+    assert "all 2 concepts already embedded; nothing to do" in out
+    assert "all 2 units already embedded; nothing to do" in out
+    assert "0/" not in err  # no empty progress bar
+
+
+def test_the_command_counts_only_what_it_embeds(counting):
+    for _ in range(2):
+        UnitFactory(concept=ConceptFactory())
+    embed.concepts_embed()
+    AtomicUnit.objects.filter(pk=AtomicUnit.objects.first().pk).update(text="Changed.")
+    embed.units_embed()
+    AtomicUnit.objects.filter(pk=AtomicUnit.objects.first().pk).update(text="Changed again.")
+    out, err = embed_command()
+    assert "all 2 concepts already embedded; nothing to do" in out
+    assert "embedded 1 units (1 were already embedded)" in out
+    assert "1/1" in err and "/2" not in err
 
 
 def test_local_model_gives_normalised_384_dimensional_vectors():

@@ -87,6 +87,55 @@ def test_bad_setting_stops_django_with_a_clear_message():
     assert "REDIS_URL='http://127.0.0.1:6379' is not valid" in result.stderr
 
 
+def manage(*args: str, **env) -> subprocess.CompletedProcess:
+    unset = {"DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE"}
+    environment = {k: v for k, v in os.environ.items() if k not in unset}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**environment, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    "env,message",
+    [
+        ({}, "SECRET_KEY is unset (or the development default) while DEBUG is off"),
+        ({"DEBUG": "true", "REDIS_URL": "http://127.0.0.1:6379"}, "REDIS_URL="),
+    ],
+    ids=["no-debug", "bad-variable"],
+)
+def test_a_command_refused_by_the_settings_prints_their_message_alone(env, message):
+    result = manage("create_api_token", "chat-assistant", **env)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+def test_django_lines_are_printed_once_in_development():
+    code = (
+        "import logging, django; django.setup(); "
+        "logging.getLogger('django.utils.autoreload').info('Watching for file changes'); "
+        "logging.getLogger('django.server').info('\"GET / HTTP/1.1\" 200 2')"
+    )
+    environment = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**environment, "DEBUG": "true", "DJANGO_SETTINGS_MODULE": "navigator.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("Watching for file changes") == 1, result.stderr
+    # The dev server's request lines keep Django's timestamp.
+    assert re.findall(r'^\[.+\] "GET / HTTP/1.1" 200 2$', result.stderr, re.M), result.stderr
+
+
 def test_every_variable_read_is_documented_in_env_example():
     documented = set(
         re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M)

@@ -11,6 +11,21 @@ from curation.services.detection import (
 from knowledge.providers import ProviderError, get_provider
 from knowledge.selectors import concept_resolve
 
+# What each stage's count means, printed beside it (labels as `run_funnel` gives them).
+STAGE_MEANINGS = {
+    "concepts checked": "concepts with units to compare",
+    "new units": "units not compared before (every unit with --recheck)",
+    "pairs considered": "pairs of one concept's units, at least one of them new",
+    "pairs known": "proposed or decided before: not asked again",
+    "dropped duplicates": "same text and figures: left to dedup_units",
+    "below cosine": "too far apart in meaning (SUPERSEDING_MIN_COSINE)",
+    "order undecidable": "no validity date or page version tells which is newer: not proposed",
+    "adjudicated not same": "the adjudicator found two different rules",
+    "farther pairs": "older versions of a rule whose nearest one was proposed: not asked",
+    "adjudication errors": "the adjudicator failed: asked again next run",
+    "proposed": "new pairs waiting for an expert on the review screen",
+}
+
 
 class Command(BaseCommand):
     help = (
@@ -41,9 +56,11 @@ class Command(BaseCommand):
         try:
             with bar:
                 run = superseding_detect(
-                    concept_id=concept_id, provider=adjudicator, recheck=recheck,
+                    concept_id=concept_id,
+                    provider=adjudicator,
+                    recheck=recheck,
                     progress=bar.update,
-                )  # fmt: skip
+                )
         except DetectionFailed as exc:
             self._funnel(exc.run)
             raise CommandError(f"detection run {exc.run.pk} failed: {exc.run.error}") from exc
@@ -60,9 +77,9 @@ class Command(BaseCommand):
     def _funnel(self, run):
         self.stdout.write("")
         self.stdout.write(f"detection run {run.pk} ({run.status})")
-        self.stdout.write(f"{'stage':<22} {'count':>8}")
+        self.stdout.write(f"{'stage':<22} {'count':>8}  meaning")
         for stage, count in run_funnel(run):
-            self.stdout.write(f"{stage:<22} {count:>8}")
+            self.stdout.write(f"{stage:<22} {count:>8}  {STAGE_MEANINGS[stage]}")
         if run.prompt_tokens or run.completion_tokens:
             self.stdout.write(
                 f"tokens: {run.prompt_tokens} prompt, {run.completion_tokens} completion"

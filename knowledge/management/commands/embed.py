@@ -3,19 +3,22 @@ from tqdm import tqdm
 
 from knowledge.embeddings import get_embedder
 from knowledge.models import AtomicUnit, Concept
-from knowledge.services.embed import concepts_embed, units_embed
+from knowledge.services.embed import concepts_embed, concepts_to_embed, units_embed, units_to_embed
 
 
 class Command(BaseCommand):
     help = "Embed concepts and units whose text or model changed (batched, with a progress bar)."
 
     def handle(self, *args, **options):
-        embedder = get_embedder()
-        self.stdout.write(f"embedding model: {embedder.name}")
-        with tqdm(total=Concept.objects.count(), unit="concept", file=self.stderr._out) as bar:
-            concepts = concepts_embed(progress=bar.update)
-        with tqdm(
-            total=AtomicUnit.objects.alive().count(), unit="unit", file=self.stderr._out
-        ) as bar:
-            units = units_embed(progress=bar.update)
-        self.stdout.write(f"embedded {concepts} concepts and {units} units (the rest were current)")
+        self.stdout.write(f"embedding model: {get_embedder().name}")
+        self._embed("concept", Concept.objects.count(), concepts_to_embed(), concepts_embed)
+        self._embed("unit", AtomicUnit.objects.alive().count(), units_to_embed(), units_embed)
+
+    def _embed(self, noun: str, total: int, pending: list, embed) -> None:
+        if not pending:
+            self.stdout.write(f"all {total} {noun}s already embedded; nothing to do")
+            return
+        with tqdm(total=len(pending), unit=noun, file=self.stderr._out) as bar:
+            embed(pending=pending, progress=bar.update)
+        current = total - len(pending)
+        self.stdout.write(f"embedded {len(pending)} {noun}s ({current} were already embedded)")
