@@ -5,6 +5,8 @@ by later migrations join their group)."""
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
+
 DOMAIN_EXPERT = "domain expert"
 EDITOR = "editor"
 
@@ -38,6 +40,25 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
         "curation.judge_auditsample",
     ],
 }
+
+
+def require_role(user, *permissions: str, action: str) -> None:
+    """Refuse (PermissionDenied) anyone but an active, signed-in person holding one of
+    `permissions`. The refusal names the roles that hold them and `action`, what they may do;
+    the 403 page shows it."""
+    signed_in = user and user.is_authenticated and user.is_active
+    if signed_in and any(user.has_perm(permission) for permission in permissions):
+        return
+    raise PermissionDenied(f"Only {_roles_holding(permissions)} may {action}.")
+
+
+def _roles_holding(permissions: tuple[str, ...]) -> str:
+    roles = [
+        f"{role}s"
+        for role, held in ROLE_PERMISSIONS.items()
+        if any(permission in held for permission in permissions)
+    ]
+    return " and ".join(roles) or "superusers"
 
 
 def sync_role_groups(apps) -> None:

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from curation.selectors.jobs import JOB_KINDS
 from curation.views import (
     audit_sample,
     bootstrap,
@@ -19,18 +20,14 @@ app_name = "curation"
 
 urlpatterns = [
     path("jobs/", jobs.jobs, name="jobs"),
-    path(
-        "jobs/extraction/<int:job_id>/progress/",
-        jobs.extraction_job_progress,
-        name="extraction-job-progress",
-    ),
-    path(
-        "jobs/ingest/<int:job_id>/progress/", jobs.ingest_job_progress, name="ingest-job-progress"
-    ),
-    path(
-        "jobs/bootstrap/<int:job_id>/progress/",
-        jobs.bootstrap_job_progress,
-        name="bootstrap-job-progress",
+    *(
+        path(
+            f"jobs/{kind}/<int:job_id>/progress/",
+            jobs.job_progress,
+            {"kind": kind},
+            name=f"{kind}-job-progress",
+        )
+        for kind in JOB_KINDS
     ),
     # The domain experts' screens.
     path("review/", review.review, name="review"),

@@ -3,7 +3,7 @@
 Two shapes arrive: the GOV.UK Content API JSON (`details.parts[].body` / `details.body`)
 and the page-file shape of the shared corpus (`url`, `parts[].body_html` / `body_text`).
 A pydantic model checks each shape, so a malformed page fails with a PageFormatError naming
-the field ("'details.parts[2].body' is missing"); both become one `PageDocument`.
+the field ("details.parts[2].body: missing"); both become one `PageDocument`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from pydantic import (
     StringConstraints,
     ValidationError,
 )
-from pydantic_core import ErrorDetails
+
+from knowledge.validation import first_error
 
 GOVUK_ORIGIN = "https://www.gov.uk"
 
@@ -188,27 +189,7 @@ def _validated(shape: type[Shape], data: dict) -> Shape:
     try:
         return shape.model_validate(data)
     except ValidationError as error:
-        raise PageFormatError(_problem(error.errors()[0])) from None
-
-
-_PHRASES = {
-    "missing": "is missing",
-    "string_type": "must be a string",
-    "string_too_short": "must not be empty",
-    "list_type": "must be a list",
-    "model_type": "must be an object",
-    "model_attributes_type": "must be an object",
-}
-
-
-def _problem(error: ErrorDetails) -> str:
-    """ "'details.parts[2].body' is missing": the field, then what is wrong with it."""
-    where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"])
-    if error["type"] == "value_error":  # our validators' own words
-        what = str(error["ctx"]["error"])
-    else:
-        what = _PHRASES.get(error["type"], error["msg"])
-    return f"'{where.lstrip('.')}' {what}"
+        raise PageFormatError(first_error(error)) from None
 
 
 def _part_url(base_url: str, index: int, slug: str) -> str:
@@ -288,10 +269,11 @@ def _from_page_file(page: _PageFile, *, raw: dict, origin: str) -> PageDocument:
 def _page_file_parts(page: _PageFile, *, base_url: str) -> list[PagePart]:
     if page.parts:
         return [
-            PagePart(part.title, part.slug, _part_url(base_url, index, part.slug), part.body_html,
-                     "html")
+            PagePart(
+                part.title, part.slug, _part_url(base_url, index, part.slug), part.body_html, "html"
+            )
             for index, part in enumerate(page.parts)
-        ]  # fmt: skip
+        ]
     if page.body_html and page.body_html.strip():
         return [PagePart("", "", page.url, page.body_html, "html")]
     if page.body_text and page.body_text.strip():

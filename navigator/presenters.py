@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from curation.selectors.review import Signoff, unit_signoffs
 from knowledge.models import AtomicUnit, Concept
-from knowledge.parsing import section_at
+from knowledge.retrieval.hits import unit_part_url
 
 
 def unit_payload(
@@ -87,11 +87,6 @@ def also_found_in(unit: AtomicUnit) -> list[str]:
     return [sighting.source.url for sighting in unit.sightings.select_related("source")]
 
 
-def unit_part_url(unit: AtomicUnit) -> str:
-    section = section_at(unit.snapshot.sections or [], unit.evidence_start)
-    return (section or {}).get("url") or unit.source.url
-
-
 def category_ref(concept: Concept) -> dict:
     return {"slug": concept.category.slug, "name": concept.category.name}
 
@@ -106,7 +101,7 @@ def concept_hit_payload(hit, *, signoffs: dict[int, Signoff], found_by: str = "y
                 part_url=unit_hit.part_url,
                 similarity=unit_hit.similarity,
                 signoffs=signoffs,
-            )  # fmt: skip
+            )
         )
     return {
         "taxonomy_id": hit.concept.taxonomy_id,
@@ -154,13 +149,21 @@ def verification_payload(checked) -> dict:
         "as_of": checked.as_of,
         "claims": [
             {
-                "start": c.claim.start, "end": c.claim.end, "text": c.claim.text,
-                "verdict": c.verdict, "reason": c.reason, "checked_by": c.checked_by,
-                "explanation": c.explanation or None, "fallback": c.fallback or None,
+                "start": c.claim.start,
+                "end": c.claim.end,
+                "text": c.claim.text,
+                "verdict": c.verdict,
+                "reason": c.reason,
+                "checked_by": c.checked_by,
+                "explanation": c.explanation or None,
+                "fallback": c.fallback or None,
                 "units": [
                     {
-                        "id": e.unit.pk, "text": e.unit.text, "evidence_quote": e.unit.evidence_quote,
-                        "source_url": e.unit.source.url, "temporal_status": e.temporal_status,
+                        "id": e.unit.pk,
+                        "text": e.unit.text,
+                        "evidence_quote": e.unit.evidence_quote,
+                        "source_url": e.unit.source.url,
+                        "temporal_status": e.temporal_status,
                         "similarity": e.similarity,
                     }
                     for e in c.evidence
@@ -171,4 +174,4 @@ def verification_payload(checked) -> dict:
         ],
         "support_score": checked.support_score,
         "timings_ms": {"total": checked.milliseconds},
-    }  # fmt: skip
+    }

@@ -7,6 +7,7 @@ from navigator.api import api
 admin.site.site_header = "Navigator administration"
 admin.site.site_title = "Navigator"
 admin.site.index_title = "Knowledge base and curation"
+handler403 = views.permission_denied
 
 urlpatterns = [
     path("", views.home, name="home"),

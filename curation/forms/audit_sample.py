@@ -15,9 +15,12 @@ MAX_SEED = 2**62
 class DrawForm(forms.Form):
     size = forms.IntegerField(label="N (units)", min_value=1, max_value=MAX_SAMPLE, initial=50)
     seed = forms.IntegerField(
-        label="Seed", required=False, min_value=0, max_value=MAX_SEED,
+        label="Seed",
+        required=False,
+        min_value=0,
+        max_value=MAX_SEED,
         help_text="the same seed on the same knowledge base draws the same units; empty for a new one",
-    )  # fmt: skip
+    )
     category = forms.ModelChoiceField(
         queryset=Category.objects.order_by("name"), required=False, empty_label="All categories"
     )
@@ -35,9 +38,10 @@ class JudgementForm(forms.Form):
         super().__init__(*args, **kwargs)
         for name, label in QUESTIONS:
             self.fields[name] = forms.ChoiceField(
-                label=label, choices=AuditJudgement.Answer.choices,
+                label=label,
+                choices=AuditJudgement.Answer.choices,
                 error_messages={"required": f"{label}: answer it (yes, no or n/a)"},
-            )  # fmt: skip
+            )
 
     def answers(self) -> dict[str, str]:
         return {name: self.cleaned_data[name] for name in ANSWER_FIELDS}

@@ -15,7 +15,7 @@ from curation.presenters.worddiff import segments_html, word_diff
 from curation.selectors.jobs import provider_label
 from curation.selectors.review import Signoff, unit_signoffs
 from knowledge.models import AtomicUnit
-from knowledge.textfacts import amount_text
+from knowledge.text.amounts import amount_text
 
 NEWER_BASIS_LABELS = {
     "valid_from": "the newer unit's validity starts later",

@@ -15,7 +15,7 @@ from difflib import SequenceMatcher
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from knowledge.textfacts import MONTH_ABBREVIATIONS, MONTHS
+from knowledge.text.dates import MONTH_ABBREVIATIONS, MONTHS
 
 SAME, FIGURE, WORD = "same", "figure", "word"
 MONTH_WORDS = frozenset(MONTHS) | frozenset(MONTH_ABBREVIATIONS)

@@ -17,6 +17,7 @@ from knowledge.models import AtomicUnit
 
 EVERY_COUNT = ("every_count", "Right on every count (yes on every applicable question)")
 COLUMNS = (*QUESTIONS, EVERY_COUNT)
+SAMPLES_PER_PAGE = 100
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -46,9 +47,12 @@ class Estimate:
     def as_json(self) -> dict:
         low, high = self.interval
         return {
-            "yes": self.successes, "n": self.n, "precision": self.precision,
-            "low": round(low, 4), "high": round(high, 4),
-        }  # fmt: skip
+            "yes": self.successes,
+            "n": self.n,
+            "precision": self.precision,
+            "low": round(low, 4),
+            "high": round(high, 4),
+        }
 
 
 @dataclass(frozen=True)
@@ -149,9 +153,9 @@ def _grouped(rows: list[dict], key) -> list[Row]:
 
 
 def samples_list() -> QuerySet[AuditSample]:
-    return AuditSample.objects.select_related("drawn_by", "category").annotate(
-        judged=Count("judgements")
-    )
+    """Newest first (said again here: a query that counts drops the model's ordering)."""
+    samples = AuditSample.objects.select_related("drawn_by", "category")
+    return samples.annotate(judged=Count("judgements")).order_by("-drawn_at", "-id")
 
 
 def sample_get(*, sample_id: int) -> AuditSample:

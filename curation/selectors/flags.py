@@ -9,7 +9,7 @@ from django.db.models import Count, QuerySet
 
 from knowledge.models import QualityFlag
 
-FLAG_LIST_LIMIT = 100
+FLAGS_PER_PAGE = 100
 
 
 @dataclass(frozen=True)

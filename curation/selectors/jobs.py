@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import ClassVar
 
 from django.db.models import Count, Max, Sum
 from django.utils import timezone
@@ -35,8 +36,41 @@ class Failure:
     outcome: str = "failed"
 
 
+def job_anchor(kind: str, job_id: int) -> str:
+    """The id of a job's row on the jobs screen, where it is followed."""
+    return f"{kind}-job-{job_id}"
+
+
+class _JobRow:
+    """What every kind of job's status shares on the jobs screen."""
+
+    kind: ClassVar[str]
+    id: int
+    failures: list[Failure]
+
+    @property
+    def anchor(self) -> str:
+        return job_anchor(self.kind, self.id)
+
+    @property
+    def failed_count(self) -> int:
+        return len(self.failures)
+
+
+def _progress(*, done: int, total: int, finished: bool, started: bool) -> dict:
+    """How far a job of any kind is: done of total, the percentage, and its state."""
+    return {
+        "done": done,
+        "total": total,
+        "percent": round(100 * done / total) if total else 100,
+        "finished": finished,
+        "state": "finished" if finished else ("running" if started else "queued"),
+    }
+
+
 @dataclass(frozen=True)
-class ExtractionJobStatus:
+class ExtractionJobStatus(_JobRow):
+    kind: ClassVar[str] = "extraction"
     id: int
     provider: str
     provider_label: str
@@ -63,13 +97,10 @@ class ExtractionJobStatus:
     def is_llm(self) -> bool:
         return self.provider != "heuristic"
 
-    @property
-    def failed_count(self) -> int:
-        return len(self.failures)
-
 
 @dataclass(frozen=True)
-class IngestJobStatus:
+class IngestJobStatus(_JobRow):
+    kind: ClassVar[str] = "ingest"
     id: int
     kind_label: str
     created_at: dt.datetime
@@ -117,6 +148,7 @@ def extraction_job_status(*, job_id: int) -> ExtractionJobStatus:
     if job.provider != "heuristic":
         models = sorted(set(job.runs.exclude(model="").values_list("model", flat=True)))
     finished = progress["finished"]
+    started = progress["done"] or progress["by_status"].get(ExtractionRun.Status.RUNNING)
     return ExtractionJobStatus(
         id=job.pk,
         provider=job.provider,
@@ -124,11 +156,9 @@ def extraction_job_status(*, job_id: int) -> ExtractionJobStatus:
         models=models,
         created_at=job.created_at,
         created_by=job.created_by,
-        total=progress["total"],
-        done=progress["done"],
-        percent=progress["percent"],
-        finished=finished,
-        state=_extraction_state(progress),
+        **_progress(
+            done=progress["done"], total=progress["total"], finished=finished, started=started
+        ),
         by_status=progress["by_status"],
         reused=job.total - job.run_count,
         units_made=job.units_made,
@@ -140,13 +170,6 @@ def extraction_job_status(*, job_id: int) -> ExtractionJobStatus:
         duration=_duration(job.created_at, job.last_finished_at if finished else None),
         failures=[Failure(url=url, reason=error) for url, error in progress["failures"]],
     )
-
-
-def _extraction_state(progress: dict) -> str:
-    if progress["finished"]:
-        return "finished"
-    started = progress["done"] or progress["by_status"].get(ExtractionRun.Status.RUNNING)
-    return "running" if started else "queued"
 
 
 def extraction_jobs_recent(*, limit: int = RECENT_JOBS) -> list[ExtractionJobStatus]:
@@ -191,11 +214,7 @@ def ingest_job_status(*, job_id: int) -> IngestJobStatus:
         id=job.pk,
         kind_label=job.get_kind_display(),
         created_at=job.created_at,
-        total=total,
-        done=done,
-        percent=round(100 * done / total) if total else 100,
-        finished=finished,
-        state="finished" if finished else ("running" if done else "queued"),
+        **_progress(done=done, total=total, finished=finished, started=bool(done)),
         counts=progress["counts"],
         duration=_duration(
             job.created_at, (job.finished_at or job.last_item_at) if finished else None
@@ -229,7 +248,8 @@ def ingest_jobs_recent(*, limit: int = RECENT_JOBS) -> list[IngestJobStatus]:
 
 
 @dataclass(frozen=True)
-class BootstrapJobStatus:
+class BootstrapJobStatus(_JobRow):
+    kind: ClassVar[str] = "bootstrap"
     id: int
     kind_label: str
     category: str
@@ -244,10 +264,6 @@ class BootstrapJobStatus:
     details: list[str]
     duration: str
     failures: list[Failure] = field(default_factory=list)
-
-    @property
-    def failed_count(self) -> int:
-        return len(self.failures)
 
 
 def bootstrap_job_status(*, job_id: int) -> BootstrapJobStatus:
@@ -270,16 +286,34 @@ def _bootstrap_status(job: BootstrapJob) -> BootstrapJobStatus:
         category=job.category.name,
         created_at=job.created_at,
         created_by=job.created_by.get_username() if job.created_by else "",
-        total=job.total,
-        done=job.done,
-        percent=round(100 * job.done / job.total) if job.total else 100,
-        finished=finished,
-        state="finished" if finished else job.status,
+        **_progress(
+            done=job.done,
+            total=job.total,
+            finished=finished,
+            started=job.status == BootstrapJob.Status.RUNNING,
+        ),
         outcome=job.outcome,
         details=job.details,
         duration=_duration(job.created_at, job.finished_at if finished else None),
         failures=[Failure(url=job.category.name, reason=job.error)] if failed else [],
     )
+
+
+# --- any kind ---------------------------------------------------------------------------------
+
+JOB_KINDS = {
+    ExtractionJobStatus.kind: extraction_job_status,
+    IngestJobStatus.kind: ingest_job_status,
+    BootstrapJobStatus.kind: bootstrap_job_status,
+}
+
+
+def job_status(
+    *, kind: str, job_id: int
+) -> ExtractionJobStatus | IngestJobStatus | BootstrapJobStatus:
+    """One job of `kind` (a key of JOB_KINDS) as the jobs screen shows it. Raises the job
+    model's DoesNotExist (an ObjectDoesNotExist)."""
+    return JOB_KINDS[kind](job_id=job_id)
 
 
 # --- helpers ----------------------------------------------------------------------------------

@@ -66,9 +66,10 @@ def page_change_get(*, source_id: int) -> PageChange:
         AtomicUnit.objects.alive() if source.status == Source.Status.GONE else unconfirmed_units()
     )
     unconfirmed = list(
-        to_decide.filter(source_id=source_id).select_related("concept")
+        to_decide.filter(source_id=source_id)
+        .select_related("concept")
         .order_by("concept__taxonomy_id", "ordinal")
-    )  # fmt: skip
+    )
     new_units = _new_units(current)
     involved = [unit.pk for unit in unconfirmed + new_units]
     candidates = list(
@@ -99,10 +100,12 @@ def _new_units(current: PageSnapshot | None) -> list[AtomicUnit]:
     if current is None:
         return []
     return list(
-        AtomicUnit.objects.alive().defer("embedding")
+        AtomicUnit.objects.alive()
+        .defer("embedding")
         .filter(snapshot_id=current.pk, created_at__gte=current.fetched_at)
-        .select_related("concept").order_by("concept__taxonomy_id", "ordinal")
-    )  # fmt: skip
+        .select_related("concept")
+        .order_by("concept__taxonomy_id", "ordinal")
+    )
 
 
 def unit_for_change_row(*, unit_id: int) -> AtomicUnit:
@@ -129,9 +132,11 @@ def concepts_needing_review(*, limit: int = NEEDS_REVIEW_LIMIT) -> list[Concept]
 
 def _attach_sources(concepts: list[Concept]) -> None:
     pairs = list(
-        unconfirmed_units().filter(concept__in=concepts)
-        .values_list("concept_id", "source_id").distinct()
-    )  # fmt: skip
+        unconfirmed_units()
+        .filter(concept__in=concepts)
+        .values_list("concept_id", "source_id")
+        .distinct()
+    )
     sources = Source.objects.only("id", "url", "title").in_bulk({pk for _, pk in pairs})
     for concept in concepts:
         concept.unconfirmed_sources = sorted(

@@ -14,7 +14,7 @@ from curation.models import AuditEvent, SupersedingCandidate
 from curation.services.signoff import SIGNOFF_ACTION
 from knowledge.models import Category
 
-REVIEW_LIST_LIMIT = 50
+REVIEW_PER_PAGE = 50
 DECISION_LOG_LIMIT = 100
 CHART_DAYS = 14
 DECISION_ACTIONS = tuple(f"candidate.{status}" for status in SupersedingCandidate.Status.values)

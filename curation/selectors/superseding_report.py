@@ -62,8 +62,11 @@ class QualityReport:
 
 
 def superseding_quality() -> QualityReport:
-    rows = list(SupersedingCandidate.objects.values_list("cosine", "confidence", "text_similarity",
-                                                         "status"))  # fmt: skip
+    rows = list(
+        SupersedingCandidate.objects.values_list(
+            "cosine", "confidence", "text_similarity", "status"
+        )
+    )
     by_cosine = tuple(_band(rows, low, high, column=0) for low, high in COSINE_BANDS)
     by_confidence = tuple(_band(rows, low, high, column=1) for low, high in CONFIDENCE_BANDS)
     pending = sum(1 for row in rows if row[3] == SupersedingCandidate.Status.PENDING)

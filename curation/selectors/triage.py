@@ -7,15 +7,25 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 
 from knowledge.models import Concept, ConceptAlias, ExtractionItem
+from knowledge.providers.heuristic import BindingWeights
 
-TRIAGE_LIST_LIMIT = 50
+TRIAGE_PER_PAGE = 50
+
+
+# Candidates are scored by the heuristic binding: a cosine similarity plus bonuses, up to this.
+BINDING_CEILING = BindingWeights().ceiling
 
 
 @dataclass
 class TriageCandidate:
     taxonomy_id: str  # as the extraction named it
-    score: float
+    score: float  # the binding score, which can pass 1 (a similarity plus bonuses)
     concept: Concept | None  # the active concept it names now (by id or old id), if any
+
+    @property
+    def match(self) -> float:
+        """The score as a share of the highest it can be, 0 to 1."""
+        return min(1.0, max(0.0, self.score / BINDING_CEILING))
 
 
 def items_open(*, kind: str = "") -> QuerySet[ExtractionItem]:

@@ -92,9 +92,16 @@ def _to_json(value):
 
 
 def audit_record(
-    *, actor, action: str, target: models.Model, summary: str, before: dict, after: dict,
-    note: str = "", reverts: AuditEvent | None = None,
-) -> AuditEvent:  # fmt: skip
+    *,
+    actor,
+    action: str,
+    target: models.Model,
+    summary: str,
+    before: dict,
+    after: dict,
+    note: str = "",
+    reverts: AuditEvent | None = None,
+) -> AuditEvent:
     return AuditEvent.objects.create(
         actor=actor if actor is not None and actor.is_authenticated else None,
         action=action,
@@ -146,10 +153,14 @@ def audit_revert(*, event_id: int, user, permission: str) -> AuditEvent:
         _write_fields(records, event.before)
         _check_places_free(locked, restored=set(event.before.get("unit", {})))
         return audit_record(
-            actor=user, action=f"{event.action}.revert", target=_target_of(event),
-            summary=f"Reverted: {event.summary}", before=event.after, after=event.before,
+            actor=user,
+            action=f"{event.action}.revert",
+            target=_target_of(event),
+            summary=f"Reverted: {event.summary}",
+            before=event.after,
+            after=event.before,
             reverts=event,
-        )  # fmt: skip
+        )
 
 
 def _concepts_touched(event: AuditEvent) -> set[int]:
@@ -167,10 +178,14 @@ def _check_places_free(concept_ids: Iterable[int], *, restored: set[str]) -> Non
     """Refuse a revert that puts a unit back in a place another unit took since (a concept
     gained units after the change); the database would refuse it only at commit."""
     clash = (
-        AtomicUnit.objects.alive().filter(concept_id__in=concept_ids)
-        .values("concept_id", "ordinal").annotate(holders=Count("id")).filter(holders__gt=1)
-        .order_by("concept_id", "ordinal").first()
-    )  # fmt: skip
+        AtomicUnit.objects.alive()
+        .filter(concept_id__in=concept_ids)
+        .values("concept_id", "ordinal")
+        .annotate(holders=Count("id"))
+        .filter(holders__gt=1)
+        .order_by("concept_id", "ordinal")
+        .first()
+    )
     if clash is None:
         return
     holders = AtomicUnit.objects.alive().filter(

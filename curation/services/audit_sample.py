@@ -11,11 +11,11 @@ import random
 import secrets
 from collections import defaultdict
 
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent, AuditJudgement, AuditSample
+from curation.roles import require_role
 from curation.services.audit import audit_record, audit_revert, note_checked, states_of
 from curation.services.locks import atomic_or_refused, concepts_lock
 from curation.services.superseding import unit_soft_delete
@@ -45,17 +45,20 @@ class AuditRefused(ValueError):
 
 
 def require_auditor(user) -> None:
-    if not (user and user.is_authenticated and user.is_active and user.has_perm(JUDGE_PERMISSION)):
-        raise PermissionDenied("Audit samples are for domain experts and editors.")
+    require_role(user, JUDGE_PERMISSION, action="draw and judge audit samples")
 
 
 # --- drawing ------------------------------------------------------------------------------
 
 
 def sample_draw(
-    *, size: int, user, seed: int | None = None, category_id: int | None = None,
+    *,
+    size: int,
+    user,
+    seed: int | None = None,
+    category_id: int | None = None,
     provider: str = "",
-) -> AuditSample:  # fmt: skip
+) -> AuditSample:
     """Draw `size` living units, stratified by category. Deterministic: the same seed, size
     and filters on the same knowledge base give the same units in the same order."""
     require_auditor(user)
@@ -73,10 +76,15 @@ def sample_draw(
         chosen += random.Random(f"{seed}:{slug}").sample(strata[slug], quota)
     random.Random(seed).shuffle(chosen)
     return AuditSample.objects.create(
-        seed=seed, size=size, category_id=category_id, provider=provider, drawn_by=user,
-        population=sum(len(ids) for ids in strata.values()), unit_ids=chosen,
+        seed=seed,
+        size=size,
+        category_id=category_id,
+        provider=provider,
+        drawn_by=user,
+        population=sum(len(ids) for ids in strata.values()),
+        unit_ids=chosen,
         stratification={s: {"live": len(strata[s]), "drawn": quotas[s]} for s in sorted(strata)},
-    )  # fmt: skip
+    )
 
 
 def _strata(*, category_id: int | None, provider: str) -> dict[str, list[int]]:
@@ -144,11 +152,14 @@ def judgement_record(
         judgement.note, judgement.judged_by, judgement.judged_at = note, user, timezone.now()
         judgement.save()
         return audit_record(
-            actor=user, action="audit.judge", target=sample, note=note,
+            actor=user,
+            action="audit.judge",
+            target=sample,
+            note=note,
             summary=f"Judged unit {unit_id} in audit sample {sample.pk}: {_verdict(judgement)}",
             before={"judgement": before},
             after={"judgement": states_of([judgement], fields)},
-        )  # fmt: skip
+        )
 
 
 def _valid_answers(answers: dict[str, str]) -> dict[str, str]:
@@ -162,9 +173,13 @@ def _valid_answers(answers: dict[str, str]) -> dict[str, str]:
 def _new_judgement(sample: AuditSample, unit_id: int) -> AuditJudgement:
     unit = AtomicUnit.objects.select_related("concept").get(pk=unit_id)
     judgement = AuditJudgement(
-        sample=sample, unit=unit, category_id=unit.concept.category_id,
-        provider=unit.provider, unit_type=unit.unit_type, judged_at=timezone.now(),
-    )  # fmt: skip
+        sample=sample,
+        unit=unit,
+        category_id=unit.concept.category_id,
+        provider=unit.provider,
+        unit_type=unit.unit_type,
+        judged_at=timezone.now(),
+    )
     for name in ANSWER_FIELDS:
         setattr(judgement, name, AuditJudgement.Answer.NA)
     judgement.save()
@@ -184,9 +199,11 @@ def audit_unit_move(*, sample_id: int, unit_id: int, concept_id: int, user) -> A
     require_auditor(user)
     _sample_holding(sample_id, unit_id)
     return units_move(
-        unit_ids=[unit_id], concept_id=concept_id, user=user,
+        unit_ids=[unit_id],
+        concept_id=concept_id,
+        user=user,
         note=f"from audit sample {sample_id}",
-    )  # fmt: skip
+    )
 
 
 def audit_unit_triage(*, sample_id: int, unit_id: int, user, reason: str) -> AuditEvent:
@@ -207,11 +224,14 @@ def audit_unit_triage(*, sample_id: int, unit_id: int, user, reason: str) -> Aud
         before["item"] = {str(item.pk): None}
         after["item"] = states_of([item], ITEM_FIELDS)
         return audit_record(
-            actor=user, action="triage.send", target=unit, note=reason,
-            summary=f"Unit {unit.pk} sent to triage from audit sample {sample_id} "
-            f"(item {item.pk})",
-            before=before, after=after,
-        )  # fmt: skip
+            actor=user,
+            action="triage.send",
+            target=unit,
+            note=reason,
+            summary=f"Unit {unit.pk} sent to triage from audit sample {sample_id} (item {item.pk})",
+            before=before,
+            after=after,
+        )
 
 
 def _sample_holding(sample_id: int, unit_id: int) -> AuditSample:
@@ -236,11 +256,16 @@ def _living_unit(unit_id: int, concept_id: int) -> AtomicUnit:
 
 def _triage_item(unit: AtomicUnit, *, reason: str) -> ExtractionItem:
     return ExtractionItem.objects.create(
-        run_id=unit.extraction_run_id, snapshot_id=unit.snapshot_id,
-        kind=ExtractionItem.Kind.UNASSIGNED, reason_code="audit", reason=reason,
-        proposal=proposal_from_unit(unit).as_json(), evidence_start=unit.evidence_start, evidence_end=unit.evidence_end,
+        run_id=unit.extraction_run_id,
+        snapshot_id=unit.snapshot_id,
+        kind=ExtractionItem.Kind.UNASSIGNED,
+        reason_code="audit",
+        reason=reason,
+        proposal=proposal_from_unit(unit).as_json(),
+        evidence_start=unit.evidence_start,
+        evidence_end=unit.evidence_end,
         candidates=[],
-    )  # fmt: skip
+    )
 
 
 def audit_change_revert(*, event_id: int, user) -> AuditEvent:

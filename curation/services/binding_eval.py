@@ -18,10 +18,10 @@ from decimal import Decimal
 import numpy as np
 
 from curation.models import AuditEvent, AuditJudgement
+from knowledge.domain.extraction import PageInput, UnitProposal
 from knowledge.models import AtomicUnit
 from knowledge.parsing import section_at
 from knowledge.providers.heuristic import BindingWeights, binding_scores
-from knowledge.providers.types import PageInput, UnitProposal
 from knowledge.services.extract import taxonomy_for_extraction
 
 _CONCEPT_ID = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)+")
@@ -122,21 +122,27 @@ def _moved(event: AuditEvent, unit_id: int) -> bool:
 def _labelled(unit: AtomicUnit, context: dict, label: str) -> LabelledUnit:
     section = section_at(unit.snapshot.sections, unit.evidence_start) or {"heading_path": []}
     proposal = UnitProposal(
-        unit_type=unit.unit_type, text=unit.text, concept_id=None,
+        unit_type=unit.unit_type,
+        text=unit.text,
+        concept_id=None,
         evidence_quote=unit.evidence_quote,
         value_amount=Decimal(unit.value_amount) if unit.value_amount is not None else None,
         value_unit=unit.value_unit or None,
         section=" > ".join(section["heading_path"][-2:]),
-    )  # fmt: skip
+    )
     page = PageInput(unit.source.title, unit.source.url, "", "", [], None, None)
     allowed = frozenset({context["category"], *context.get("related_categories", [])})
     return LabelledUnit(page, proposal, allowed, context["category"], label)
 
 
 def binding_cross_validation(
-    labelled: list[LabelledUnit], grid: list[BindingWeights], *, embedder, folds: int = 5,
+    labelled: list[LabelledUnit],
+    grid: list[BindingWeights],
+    *,
+    embedder,
+    folds: int = 5,
     seed: int = 7,
-) -> BindingReport:  # fmt: skip
+) -> BindingReport:
     """Accuracy (best concept = the label) of the current weights, and of the weights chosen
     on the other folds' pages for each fold of pages."""
     embedder = remembering(embedder)  # each text is embedded once, whatever the weights
@@ -144,8 +150,9 @@ def binding_cross_validation(
     hits = np.zeros((len(labelled), len(grid)), dtype=bool)
     for row, (item, usable) in enumerate(_with_concepts(labelled)):
         for column, weights in enumerate(grid):
-            scores = binding_scores(embedder, item.page, [item.proposal], usable, item.main,
-                                    weights)[0]  # fmt: skip
+            scores = binding_scores(
+                embedder, item.page, [item.proposal], usable, item.main, weights
+            )[0]
             hits[row, column] = usable[int(np.argmax(scores))].taxonomy_id == item.label
     held_out = _held_out_pages(labelled, folds, seed)
     pages = len({item.page.url for item in labelled})
@@ -195,22 +202,30 @@ def _held_out_pages(labelled: list[LabelledUnit], folds: int, seed: int) -> list
 
 
 def margin_cross_validation(
-    labelled: list[LabelledUnit], margins: list[float], *, embedder, target: float,
-    weights: BindingWeights | None = None, folds: int = 5, seed: int = 7,
-) -> MarginReport:  # fmt: skip
+    labelled: list[LabelledUnit],
+    margins: list[float],
+    *,
+    embedder,
+    target: float,
+    weights: BindingWeights | None = None,
+    folds: int = 5,
+    seed: int = 7,
+) -> MarginReport:
     """The margin by which the best concept must lead for a unit to be bound, chosen per
     fold as the smallest that reaches `target` precision on the other folds' pages."""
     embedder = remembering(embedder)
     gaps, hits = np.zeros(len(labelled)), np.zeros(len(labelled), dtype=bool)
     for row, (item, usable) in enumerate(_with_concepts(labelled)):
-        scores = binding_scores(embedder, item.page, [item.proposal], usable, item.main,
-                                weights or BindingWeights())[0]  # fmt: skip
+        scores = binding_scores(
+            embedder, item.page, [item.proposal], usable, item.main, weights or BindingWeights()
+        )[0]
         order = np.argsort(-scores)
         gaps[row] = scores[order[0]] - (scores[order[1]] if len(order) > 1 else -1.0)
         hits[row] = usable[int(order[0])].taxonomy_id == item.label
-    report = MarginReport(target, [
-        MarginRow(m, int((gaps >= m).sum()), int((hits & (gaps >= m)).sum())) for m in margins
-    ])  # fmt: skip
+    report = MarginReport(
+        target,
+        [MarginRow(m, int((gaps >= m).sum()), int((hits & (gaps >= m)).sum())) for m in margins],
+    )
     for test in _held_out_pages(labelled, folds, seed):
         chosen = next(
             (m for m in margins if _precision(hits[~test], gaps[~test], m) >= target),

@@ -37,7 +37,7 @@ from knowledge.providers import (
 )
 from knowledge.services.extract import snapshot_reextract_for_category
 from knowledge.services.ingest import snapshot_recency
-from knowledge.textfacts import STOPWORDS
+from knowledge.text.words import STOPWORDS
 
 # Headings every guide has: they name a kind of section, not a topic of the category.
 GENERIC_HEADINGS = frozenset((
@@ -117,8 +117,9 @@ def category_pages_required(
     return snapshots
 
 
-def concepts_propose_heuristic(*, category: Category, snapshots: list[PageSnapshot], prefix: str,
-                               limit: int = 15) -> list[Proposal]:  # fmt: skip
+def concepts_propose_heuristic(
+    *, category: Category, snapshots: list[PageSnapshot], prefix: str, limit: int = 15
+) -> list[Proposal]:
     """Recurring section headings first (most pages first), then recurring word pairs."""
     headings: dict[str, set[int]] = defaultdict(set)
     first_text: dict[str, str] = {}
@@ -181,8 +182,15 @@ def _proposal(prefix: str, phrase: str, found: str, pages: int, *, source: str) 
     return Proposal(f"{prefix}.{slug}", name[:200], description, pages)
 
 
-def concepts_propose_llm(*, category: Category, snapshots: list[PageSnapshot], prefix: str,
-                         limit: int, provider, report: BootstrapReport) -> list[Proposal]:  # fmt: skip
+def concepts_propose_llm(
+    *,
+    category: Category,
+    snapshots: list[PageSnapshot],
+    prefix: str,
+    limit: int,
+    provider,
+    report: BootstrapReport,
+) -> list[Proposal]:
     """One request with the category's pages (the first LLM_MAX_PAGES by address); proposals
     that fail validation are dropped and listed in `report.rejected`. Raises ProviderError."""
     pages = [_page_digest(s) for s in sorted(snapshots, key=lambda s: s.source.url)]
@@ -190,8 +198,10 @@ def concepts_propose_llm(*, category: Category, snapshots: list[PageSnapshot], p
     existing = [f"{c.taxonomy_id}: {c.name}" for c in category.concepts.order_by("taxonomy_id")]
     answer, usage = provider.propose_concepts(
         category=CategoryInfo(category.slug, category.name, category.description),
-        pages=pages[:LLM_MAX_PAGES], existing=existing, limit=limit,
-    )  # fmt: skip
+        pages=pages[:LLM_MAX_PAGES],
+        existing=existing,
+        limit=limit,
+    )
     report.model = usage.model
     report.prompt_tokens += usage.prompt_tokens
     report.completion_tokens += usage.completion_tokens
@@ -211,8 +221,11 @@ def concepts_propose_llm(*, category: Category, snapshots: list[PageSnapshot], p
 
 
 def _page_digest(snapshot: PageSnapshot) -> PageDigest:
-    headings = [" ".join(s["heading_path"][-1].split()) for s in snapshot.sections or []
-                if s.get("heading_path")]  # fmt: skip
+    headings = [
+        " ".join(s["heading_path"][-1].split())
+        for s in snapshot.sections or []
+        if s.get("heading_path")
+    ]
     return PageDigest(
         title=snapshot.raw.get("title") or snapshot.source.title,
         url=snapshot.source.url,
@@ -231,10 +244,16 @@ def _proposal_problem(item: ProposedConcept, taxonomy_id: str) -> str | None:
     return None
 
 
-def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
-                       url_prefixes: list[str] | None = None, limit: int = 15,
-                       dry_run: bool = False, user=None,
-                       provider: str | None = None) -> BootstrapReport:  # fmt: skip
+def concepts_bootstrap(
+    *,
+    category_slug: str,
+    prefix: str | None = None,
+    url_prefixes: list[str] | None = None,
+    limit: int = 15,
+    dry_run: bool = False,
+    user=None,
+    provider: str | None = None,
+) -> BootstrapReport:
     """Store the proposals as `proposed` concepts of the category (ids already taken by a
     concept or an alias are reported, not overwritten), with one audit event that reverts
     them. Idempotent. `user` None is the command line (an operator); else an editor.
@@ -242,8 +261,9 @@ def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
     failed request is a BootstrapRefused that stores nothing."""
     if user is not None:
         require_editor(user)
-    category, prefix = proposal_arguments_check(category_slug=category_slug, prefix=prefix,
-                                                limit=limit)  # fmt: skip
+    category, prefix = proposal_arguments_check(
+        category_slug=category_slug, prefix=prefix, limit=limit
+    )
     snapshots = category_pages_required(category=category, url_prefixes=url_prefixes)
     report = BootstrapReport(pages=len(snapshots), provider=provider or HEURISTIC)
     proposals = _proposals(category, snapshots, prefix=prefix, limit=limit, report=report)
@@ -255,25 +275,33 @@ def concepts_bootstrap(*, category_slug: str, prefix: str | None = None,
             if proposal.taxonomy_id in taken:
                 report.existing.append(proposal.taxonomy_id)
                 continue
-            created.append(Concept.objects.create(
-                taxonomy_id=proposal.taxonomy_id, category=category, name=proposal.name,
-                description=proposal.description, status=Concept.Status.PROPOSED,
-            ))  # fmt: skip
+            created.append(
+                Concept.objects.create(
+                    taxonomy_id=proposal.taxonomy_id,
+                    category=category,
+                    name=proposal.name,
+                    description=proposal.description,
+                    status=Concept.Status.PROPOSED,
+                )
+            )
             report.proposed.append(proposal.taxonomy_id)
         if created:
             audit_record(
-                actor=user, action="concept.propose", target=category,
+                actor=user,
+                action="concept.propose",
+                target=category,
                 summary=f"Bootstrap ({_by(report)}) proposed {len(created)} concept(s) for {category.slug}",
                 before={"concept": {str(c.pk): None for c in created}},
                 after={"concept": states_of(created, PROPOSAL_FIELDS)},
-            )  # fmt: skip
+            )
         if dry_run:
             transaction.set_rollback(True)
     return report
 
 
-def proposal_arguments_check(*, category_slug: str, prefix: str | None,
-                             limit: int) -> tuple[Category, str]:  # fmt: skip
+def proposal_arguments_check(
+    *, category_slug: str, prefix: str | None, limit: int
+) -> tuple[Category, str]:
     """The category and the id prefix proposals take, or BootstrapRefused naming the field."""
     if not 1 <= limit <= MAX_PROPOSALS:
         raise BootstrapRefused(f"limit: between 1 and {MAX_PROPOSALS}")
@@ -284,17 +312,27 @@ def proposal_arguments_check(*, category_slug: str, prefix: str | None,
     return category, prefix
 
 
-def _proposals(category: Category, snapshots: list[PageSnapshot], *, prefix: str, limit: int,
-               report: BootstrapReport) -> list[Proposal]:  # fmt: skip
+def _proposals(
+    category: Category,
+    snapshots: list[PageSnapshot],
+    *,
+    prefix: str,
+    limit: int,
+    report: BootstrapReport,
+) -> list[Proposal]:
     if report.provider == HEURISTIC:
         return concepts_propose_heuristic(
             category=category, snapshots=snapshots, prefix=prefix, limit=limit
         )
     try:
         return concepts_propose_llm(
-            category=category, snapshots=snapshots, prefix=prefix, limit=limit,
-            provider=get_provider(report.provider), report=report,
-        )  # fmt: skip
+            category=category,
+            snapshots=snapshots,
+            prefix=prefix,
+            limit=limit,
+            provider=get_provider(report.provider),
+            report=report,
+        )
     except ProviderError as exc:
         raise BootstrapRefused(f"provider {report.provider}: {exc.reason}") from exc
 
@@ -310,10 +348,14 @@ class ReextractReport:
     runs: list[int] = field(default_factory=list)
 
 
-def category_reextract(*, category_slug: str, url_prefixes: list[str] | None = None,
-                       provider=None, user=None,
-                       progress: Callable[[int, int], None] = lambda done, total: None,
-                       ) -> ReextractReport:  # fmt: skip
+def category_reextract(
+    *,
+    category_slug: str,
+    url_prefixes: list[str] | None = None,
+    provider=None,
+    user=None,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> ReextractReport:
     """Extract the category's pages again so their facts bind to its (newly approved)
     concepts; a page already re-extracted for this state of the taxonomy costs nothing.
     `progress(done, total)` is told the pages' count, then after each page."""

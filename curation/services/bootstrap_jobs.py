@@ -1,8 +1,8 @@
 """Bootstrap work an editor starts from the screen, run by a worker: proposing concepts for a
 category and re-extracting its pages may call an LLM for minutes (each call may wait 60 s and
-be retried), far past a web worker's timeout. The screen creates a job, queues its task
-(curation.tasks.run_bootstrap_job) on commit and answers at once; the jobs screen shows its
-progress and outcome.
+be retried), far past a web worker's timeout. The screen creates a job
+(curation.services.bootstrap_queue, which queues its task on commit) and answers at once; a
+worker runs it here; the jobs screen shows its progress and outcome.
 
 A job runs once: the worker claims it with a conditional UPDATE (queued → running), so a
 redelivered task finds it claimed and does nothing. What it stores is idempotent anyway
@@ -15,44 +15,9 @@ from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from curation.models import BootstrapJob
-from curation.services.bootstrap import (
-    BootstrapRefused,
-    category_pages_required,
-    category_reextract,
-    concepts_bootstrap,
-    proposal_arguments_check,
-    reextract_arguments_check,
-)
-from curation.services.taxonomy import require_editor
+from curation.services.bootstrap import BootstrapRefused, category_reextract, concepts_bootstrap
 
 Kind, Status = BootstrapJob.Kind, BootstrapJob.Status
-
-
-def bootstrap_propose_job_create(
-    *, category_slug: str, user, prefix: str | None = None,
-    url_prefixes: list[str] | None = None, limit: int = 15,
-) -> BootstrapJob:  # fmt: skip
-    """A queued job proposing concepts (the caller queues its task on commit); what would be
-    refused anyway is refused now, naming the field."""
-    require_editor(user)
-    category, _ = proposal_arguments_check(category_slug=category_slug, prefix=prefix, limit=limit)
-    category_pages_required(category=category, url_prefixes=url_prefixes)
-    params = {"prefix": prefix, "url_prefixes": url_prefixes, "limit": limit}
-    return _job_create(Kind.PROPOSE, category, params, user)
-
-
-def bootstrap_reextract_job_create(
-    *, category_slug: str, user, url_prefixes: list[str] | None = None
-) -> BootstrapJob:
-    require_editor(user)
-    category = reextract_arguments_check(category_slug=category_slug)
-    return _job_create(Kind.REEXTRACT, category, {"url_prefixes": url_prefixes}, user)
-
-
-def _job_create(kind: str, category, params: dict, user) -> BootstrapJob:
-    return BootstrapJob.objects.create(
-        kind=kind, category=category, params=params, created_by=user, total=1
-    )
 
 
 def bootstrap_job_run(*, job_id: int) -> BootstrapJob:
@@ -76,10 +41,12 @@ def bootstrap_job_run(*, job_id: int) -> BootstrapJob:
 
 def _propose(job: BootstrapJob) -> tuple[str, list[str]]:
     report = concepts_bootstrap(
-        category_slug=job.category.slug, prefix=job.params.get("prefix"),
-        url_prefixes=job.params.get("url_prefixes"), limit=job.params.get("limit", 15),
+        category_slug=job.category.slug,
+        prefix=job.params.get("prefix"),
+        url_prefixes=job.params.get("url_prefixes"),
+        limit=job.params.get("limit", 15),
         user=job.created_by,
-    )  # fmt: skip
+    )
     _progress(job, 1, 1)
     proposed = f" ({', '.join(report.proposed)})" if report.proposed else ""
     outcome = (
@@ -93,9 +60,11 @@ def _propose(job: BootstrapJob) -> tuple[str, list[str]]:
 
 def _reextract(job: BootstrapJob) -> tuple[str, list[str]]:
     report = category_reextract(
-        category_slug=job.category.slug, url_prefixes=job.params.get("url_prefixes"),
-        user=job.created_by, progress=lambda done, total: _progress(job, done, total),
-    )  # fmt: skip
+        category_slug=job.category.slug,
+        url_prefixes=job.params.get("url_prefixes"),
+        user=job.created_by,
+        progress=lambda done, total: _progress(job, done, total),
+    )
     outcome = (
         f"Re-extracted {report.pages} page(s) of {job.category.name}: "
         f"{report.units_made} new unit(s) bound to its active concepts."

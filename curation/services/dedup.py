@@ -24,7 +24,7 @@ from curation.services.locks import concepts_lock
 from knowledge.models import AtomicUnit, Concept, UnitSighting
 from knowledge.services.ingest import snapshot_recency
 from knowledge.services.units import concept_ordinals_renumber
-from knowledge.unitcompare import near_identical
+from knowledge.text.compare import near_identical
 
 REMOVAL_FIELDS = ("deleted_at", "deleted_by", "ordinal")
 SIGHTING_FIELDS = ("unit", "source", "snapshot", "evidence_quote")
@@ -52,9 +52,12 @@ class DedupReport:
 
 
 def units_dedup(
-    *, concept_id: int | None = None, user=None, dry_run: bool = False,
+    *,
+    concept_id: int | None = None,
+    user=None,
+    dry_run: bool = False,
     progress: Callable[[int], None] = lambda done: None,
-) -> DedupReport:  # fmt: skip
+) -> DedupReport:
     """Merge near-identical units concept by concept (one transaction each). Idempotent."""
     threshold = settings.SUPERSEDING_DUPLICATE_SIMILARITY
     concepts = Concept.objects.order_by("taxonomy_id")
@@ -140,12 +143,16 @@ def _merge(concept: Concept, group: list[AtomicUnit], *, user) -> MergedGroup:
     after_units = states_of(touched, REMOVAL_FIELDS)
     sources = sorted({kept.source.url, *(u.source.url for u in removed)})
     audit_record(
-        actor=user, action="dedup.merge", target=kept,
+        actor=user,
+        action="dedup.merge",
+        target=kept,
         summary=f"Merged {len(removed)} duplicate(s) into unit {kept.pk} ({len(sources)} page(s))",
-        before={"unit": {pk: before_units[pk] for pk in after_units},
-                "sighting": {str(s.pk): None for s in sightings}},
+        before={
+            "unit": {pk: before_units[pk] for pk in after_units},
+            "sighting": {str(s.pk): None for s in sightings},
+        },
         after={"unit": after_units, "sighting": states_of(sightings, SIGHTING_FIELDS)},
-    )  # fmt: skip
+    )
     return MergedGroup(concept.taxonomy_id, kept.pk, [u.pk for u in removed], sources, kept.text)
 
 

@@ -51,7 +51,7 @@ from knowledge.providers import (
     ProviderTransientError,
     get_provider,
 )
-from knowledge.unitcompare import near_identical, text_similarity
+from knowledge.text.compare import near_identical, text_similarity
 
 FUNNEL = (
     "concepts_checked",
@@ -154,8 +154,16 @@ def superseding_detect(
 
 def _run_finish(run: DetectionRun, *, status: str, error: str = "") -> None:
     run.status, run.error, run.finished_at = status, error[:4000], timezone.now()
-    run.save(update_fields=[*FUNNEL, "prompt_tokens", "completion_tokens", "status", "error",
-                            "finished_at"])  # fmt: skip
+    run.save(
+        update_fields=[
+            *FUNNEL,
+            "prompt_tokens",
+            "completion_tokens",
+            "status",
+            "error",
+            "finished_at",
+        ]
+    )
 
 
 def _concept_detect(*, work: _Pass, concept_id: int, recheck: bool) -> None:
@@ -244,8 +252,10 @@ def _predecessor(
             if screened.stage == "duplicate":
                 return None, set()
             partners.append((screened.pair, key))
-    partners.sort(key=lambda item: (unit_recency(item[0].order.older), item[0].similarity,
-                                    item[0].cosine), reverse=True)  # fmt: skip
+    partners.sort(
+        key=lambda item: (unit_recency(item[0].order.older), item[0].similarity, item[0].cosine),
+        reverse=True,
+    )
     failed: set[int] = set()
     for pair, key in partners:
         if key in known:

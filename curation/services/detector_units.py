@@ -58,12 +58,25 @@ def concept_detector_units(*, concept_id: int) -> list[DetectorUnit]:
         .annotate(checked=Exists(UnitDetectorCheck.objects.filter(unit=OuterRef("pk"))))
         .order_by("pk")
         .values(
-            "id", "concept_id", "unit_type", "text", "value_amount", "value_unit", "value_period",
-            "valid_from", "valid_to", "snapshot_id", "snapshot__public_updated_at",
-            "snapshot__fetched_at", "source__url", "concept__taxonomy_id", "concept__name",
-            "embedding", "checked",
+            "id",
+            "concept_id",
+            "unit_type",
+            "text",
+            "value_amount",
+            "value_unit",
+            "value_period",
+            "valid_from",
+            "valid_to",
+            "snapshot_id",
+            "snapshot__public_updated_at",
+            "snapshot__fetched_at",
+            "source__url",
+            "concept__taxonomy_id",
+            "concept__name",
+            "embedding",
+            "checked",
         )
-    )  # fmt: skip
+    )
     return [_detector_unit(row) for row in rows]
 
 

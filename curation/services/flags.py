@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from curation.models import AuditEvent
 from curation.services.audit import audit_record, states_of
+from curation.services.locks import row_lock_in_status
 from curation.services.taxonomy import (
     TaxonomyChangeRefused,
     active_concept_get,
@@ -39,10 +40,14 @@ def flag_accept(*, flag_id: int, user, note: str = "") -> AuditEvent:
         after["flag"] = states_of([flag], FLAG_FIELDS)
         moved = f", unit moved to {flag.suggested_concept.taxonomy_id}" if after["unit"] else ""
         return audit_record(
-            actor=user, action="flag.accept", target=flag, note=note,
+            actor=user,
+            action="flag.accept",
+            target=flag,
+            note=note,
             summary=f"Accepted {flag.get_kind_display().lower()} on unit {flag.unit_id}{moved}",
-            before=before, after=after,
-        )  # fmt: skip
+            before=before,
+            after=after,
+        )
 
 
 def flag_dismiss(*, flag_id: int, user, note: str = "") -> AuditEvent:
@@ -52,10 +57,14 @@ def flag_dismiss(*, flag_id: int, user, note: str = "") -> AuditEvent:
         before = {"flag": states_of([flag], FLAG_FIELDS)}
         _resolve(flag, QualityFlag.Status.DISMISSED, user)
         return audit_record(
-            actor=user, action="flag.dismiss", target=flag, note=note,
+            actor=user,
+            action="flag.dismiss",
+            target=flag,
+            note=note,
             summary=f"Dismissed {flag.get_kind_display().lower()} on unit {flag.unit_id}",
-            before=before, after={"flag": states_of([flag], FLAG_FIELDS)},
-        )  # fmt: skip
+            before=before,
+            after={"flag": states_of([flag], FLAG_FIELDS)},
+        )
 
 
 @dataclass
@@ -82,18 +91,19 @@ def flags_resolve_bulk(
 
 
 def _open_flag(flag_id: int) -> QualityFlag:
-    try:
-        flag = (
-            QualityFlag.objects.select_for_update(of=("self",))
-            .select_related("unit", "suggested_concept")
-            .get(pk=flag_id)
-        )
-    except QualityFlag.DoesNotExist:
-        raise TaxonomyChangeRefused(f"flag: no quality flag {flag_id}") from None
-    if flag.status != QualityFlag.Status.OPEN:
-        who = flag.resolved_by.get_username() if flag.resolved_by else "someone"
-        raise TaxonomyChangeRefused(f"flag: already {flag.status} by {who}")
-    return flag
+    return row_lock_in_status(
+        QualityFlag.objects.select_related("unit", "suggested_concept"),
+        pk=flag_id,
+        status=QualityFlag.Status.OPEN,
+        refusal=TaxonomyChangeRefused,
+        missing=f"flag: no quality flag {flag_id}",
+        taken=_resolved,
+    )
+
+
+def _resolved(flag: QualityFlag) -> str:
+    who = flag.resolved_by.get_username() if flag.resolved_by else "someone"
+    return f"flag: already {flag.status} by {who}"
 
 
 def _resolve(flag: QualityFlag, status: str, user) -> None:

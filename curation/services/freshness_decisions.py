@@ -9,11 +9,11 @@ it was decided already.
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent
+from curation.roles import require_role
 from curation.services.audit import (
     audit_record,
     audit_revert,
@@ -37,9 +37,7 @@ class FreshnessDecisionRefused(ValueError):
 
 
 def require_change_reviewer(user) -> None:
-    """Domain experts and editors."""
-    if not (user and user.is_authenticated and user.is_active and _reviewer_permission(user)):
-        raise PermissionDenied("Changes on gov.uk are for domain experts and editors.")
+    require_role(user, DECIDE_PERMISSION, EDIT_PERMISSION, action="review changes on gov.uk")
 
 
 def _reviewer_permission(user) -> str | None:
@@ -57,10 +55,14 @@ def unit_confirm(*, unit_id: int, user, note: str = "") -> AuditEvent:
         unit.confirmed_at, unit.unconfirmed_at = timezone.now(), None
         unit.save(update_fields=[*FRESHNESS_FIELDS, "updated_at"])
         return audit_record(
-            actor=user, action=CONFIRM_ACTION, target=unit, note=note,
+            actor=user,
+            action=CONFIRM_ACTION,
+            target=unit,
+            note=note,
             summary=f"Confirmed unit {unit.pk} of {unit.concept.taxonomy_id} still holds",
-            before=before, after={"unit": states_of([unit], FRESHNESS_FIELDS)},
-        )  # fmt: skip
+            before=before,
+            after={"unit": states_of([unit], FRESHNESS_FIELDS)},
+        )
 
 
 def unit_retire(*, unit_id: int, user, note: str = "") -> AuditEvent:
@@ -81,11 +83,15 @@ def unit_retire(*, unit_id: int, user, note: str = "") -> AuditEvent:
             )
         before, after = unit_soft_delete(unit, user=user, now=timezone.now())
         return audit_record(
-            actor=user, action=RETIRE_ACTION, target=unit, note=note,
+            actor=user,
+            action=RETIRE_ACTION,
+            target=unit,
+            note=note,
             summary=f"Retired unit {unit.pk} of {unit.concept.taxonomy_id}: its page no "
             "longer states it",
-            before=before, after=after,
-        )  # fmt: skip
+            before=before,
+            after=after,
+        )
 
 
 def freshness_decision_revert(*, event_id: int, user) -> AuditEvent:

@@ -8,16 +8,18 @@ taken in id order, so two changes never wait on each other in a circle."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
-from django.db import IntegrityError, OperationalError, transaction
+from django.db import IntegrityError, OperationalError, models, transaction
 
 from knowledge.models import Concept
 
 ORDINAL_CONSTRAINT = "unit_ordinal_unique_in_concept"
 # PostgreSQL's codes for a deadlock and a serialization failure: another change won.
 LOST_RACE_STATES = {"40P01", "40001"}
+Row = TypeVar("Row", bound=models.Model)
 
 
 def concepts_lock(concept_ids: Iterable[int | None]) -> dict[int, Concept]:
@@ -25,6 +27,28 @@ def concepts_lock(concept_ids: Iterable[int | None]) -> dict[int, Concept]:
     ids = sorted({concept_id for concept_id in concept_ids if concept_id is not None})
     locked = Concept.objects.select_for_update().filter(pk__in=ids).order_by("pk")
     return {concept.pk: concept for concept in locked}
+
+
+def row_lock_in_status(
+    rows: models.QuerySet[Row],
+    *,
+    pk: int,
+    status: str,
+    refusal: type[Exception],
+    missing: str,
+    taken: Callable[[Row], str],
+) -> Row:
+    """Row `pk` of `rows`, locked for the rest of the transaction, if it is still in `status`
+    (open, pending): of two people deciding it at once, the second waits for the first and is
+    then refused. Raises `refusal(missing)` when there is no such row, `refusal(taken(row))`
+    when it is no longer in `status`."""
+    try:
+        row = rows.select_for_update(of=("self",)).get(pk=pk)
+    except rows.model.DoesNotExist:
+        raise refusal(missing) from None
+    if row.status != status:
+        raise refusal(taken(row))
+    return row
 
 
 @contextmanager

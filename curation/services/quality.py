@@ -62,9 +62,12 @@ class Doubt:
 
 
 def quality_check(
-    *, category_slug: str | None = None, margin: float | None = None,
-    provider: str | None = None, progress: Callable[[int], None] = lambda done: None,
-) -> QualityReport:  # fmt: skip
+    *,
+    category_slug: str | None = None,
+    margin: float | None = None,
+    provider: str | None = None,
+    progress: Callable[[int], None] = lambda done: None,
+) -> QualityReport:
     """Flag misplaced units, category by category (one transaction each); idempotent.
 
     `provider` defaults to the heuristic, not settings.LLM_PROVIDER: each run asks about every
@@ -161,10 +164,11 @@ def _concept_info(concept: Concept, category: Category) -> ConceptInfo:
 def _open_doubts(units: list[AtomicUnit]) -> set[int]:
     return set(
         QualityFlag.objects.filter(
-            kind=QualityFlag.Kind.MISPLACED, status=QualityFlag.Status.OPEN,
+            kind=QualityFlag.Kind.MISPLACED,
+            status=QualityFlag.Status.OPEN,
             unit_id__in=[unit.pk for unit in units],
         ).values_list("unit_id", flat=True)
-    )  # fmt: skip
+    )
 
 
 def _count_error(report: QualityReport, exc: ProviderError) -> None:
@@ -190,9 +194,10 @@ def _reason(provider: str, placement: Placement) -> str:
 def _raise_flags(doubts: list[Doubt], *, raised_by: str, report: QualityReport) -> int:
     dismissed = defaultdict(set)
     for unit_id, concept_id in QualityFlag.objects.filter(
-        kind=QualityFlag.Kind.MISPLACED, status=QualityFlag.Status.DISMISSED,
+        kind=QualityFlag.Kind.MISPLACED,
+        status=QualityFlag.Status.DISMISSED,
         unit_id__in=[doubt.unit.pk for doubt in doubts],
-    ).values_list("unit_id", "suggested_concept_id"):  # fmt: skip
+    ).values_list("unit_id", "suggested_concept_id"):
         dismissed[unit_id].add(concept_id)
     raised = 0
     with transaction.atomic():
@@ -204,10 +209,13 @@ def _raise_flags(doubts: list[Doubt], *, raised_by: str, report: QualityReport) 
             try:
                 with transaction.atomic():
                     QualityFlag.objects.create(
-                        unit=doubt.unit, kind=QualityFlag.Kind.MISPLACED, reason=doubt.reason,
-                        suggested_concept=doubt.suggested, raised_by=raised_by,
+                        unit=doubt.unit,
+                        kind=QualityFlag.Kind.MISPLACED,
+                        reason=doubt.reason,
+                        suggested_concept=doubt.suggested,
+                        raised_by=raised_by,
                         margin=doubt.margin,
-                    )  # fmt: skip
+                    )
             except IntegrityError:  # an open misplaced flag exists already
                 report.already_open += 1
                 continue

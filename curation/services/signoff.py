@@ -7,11 +7,11 @@ pending, living unit, so exactly one applies and the other is told who signed it
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent
+from curation.roles import require_role
 from curation.services.audit import (
     audit_record,
     audit_revert,
@@ -31,10 +31,7 @@ class SignoffRefused(ValueError):
 
 
 def require_signer(user) -> None:
-    if not (
-        user and user.is_authenticated and user.is_active and user.has_perm(SIGNOFF_PERMISSION)
-    ):
-        raise PermissionDenied("Only domain experts may sign units off.")
+    require_role(user, SIGNOFF_PERMISSION, action="sign units off")
 
 
 def unit_signoff(*, unit_id: int, user, note: str = "") -> AuditEvent:
@@ -52,11 +49,14 @@ def unit_signoff(*, unit_id: int, user, note: str = "") -> AuditEvent:
             raise SignoffRefused(_why_not_pending(unit))
         pending = {"review_status": AtomicUnit.ReviewStatus.PENDING.value}
         return audit_record(
-            actor=user, action=SIGNOFF_ACTION, target=unit, note=note,
+            actor=user,
+            action=SIGNOFF_ACTION,
+            target=unit,
+            note=note,
             summary=f"Signed off unit {unit.pk} of {unit.concept.taxonomy_id}",
             before={"unit": {str(unit.pk): pending}},
             after={"unit": states_of([unit], ["review_status"])},
-        )  # fmt: skip
+        )
 
 
 def unit_signoff_revert(*, event_id: int, user) -> AuditEvent:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 
 from curation.models import AuditEvent, SupersedingCandidate
+from curation.roles import require_role
 from curation.services.audit import audit_record, audit_revert, note_checked, states_of
 from curation.services.locks import atomic_or_refused, concepts_lock
 from knowledge.models import AtomicUnit
@@ -45,8 +45,7 @@ class DecisionRefused(ValueError):
 
 
 def require_decider(user) -> None:
-    if not (user and user.is_authenticated and user.is_active and user.has_perm(DECIDE_PERMISSION)):
-        raise PermissionDenied("Only domain experts may decide superseding candidates.")
+    require_role(user, DECIDE_PERMISSION, action="decide superseding candidates")
 
 
 def candidate_approve(*, candidate_id: int, user, note: str = "") -> SupersedingCandidate:
@@ -115,9 +114,14 @@ def _decide(candidate_id: int, *, user, note: str, status: str) -> SupersedingCa
         before["candidate"] = {str(candidate.pk): _pending_state()}
         after["candidate"] = states_of([candidate], CANDIDATE_FIELDS)
         audit_record(
-            actor=user, action=f"candidate.{status}", target=candidate,
-            summary=summary, before=before, after=after, note=note,
-        )  # fmt: skip
+            actor=user,
+            action=f"candidate.{status}",
+            target=candidate,
+            summary=summary,
+            before=before,
+            after=after,
+            note=note,
+        )
     return candidate
 
 

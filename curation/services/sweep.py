@@ -49,9 +49,10 @@ def stale_curation_work_sweep(*, older_than: dt.timedelta | None = None) -> Cura
     )
     Status = BootstrapJob.Status
     lost = BootstrapJob.objects.filter(status=Status.RUNNING, started_at__lt=cutoff).update(
-        status=Status.FAILED, error=f"{WORKER_LOST}: no result after {minutes} minutes",
+        status=Status.FAILED,
+        error=f"{WORKER_LOST}: no result after {minutes} minutes",
         finished_at=now,
-    )  # fmt: skip
+    )
     unstarted = BootstrapJob.objects.filter(
         Q(status=Status.QUEUED) & Q(created_at__lt=cutoff)
     ).update(

@@ -7,11 +7,12 @@ every concept a change takes units from; moved units join the end of their new c
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
 from curation.models import AuditEvent
+from curation.roles import require_role
 from curation.services.audit import audit_record, audit_revert, states_of
 from curation.services.detection import detector_checks_clear
 from curation.services.locks import atomic_or_refused, concepts_lock
@@ -40,8 +41,7 @@ class TaxonomyChangeRefused(ValueError):
 
 
 def require_editor(user) -> None:
-    if not (user and user.is_authenticated and user.is_active and user.has_perm(EDIT_PERMISSION)):
-        raise PermissionDenied("Only editors may change the taxonomy.")
+    require_role(user, EDIT_PERMISSION, action="change the taxonomy")
 
 
 # --- units ---------------------------------------------------------------------------------
@@ -68,10 +68,14 @@ def units_move(*, unit_ids: list[int], concept_id: int, user, note: str = "") ->
             raise TaxonomyChangeRefused(f"units: already in {target.taxonomy_id}")
         before, after = units_place(moving, target)
         return audit_record(
-            actor=user, action="unit.move", target=target, note=note,
+            actor=user,
+            action="unit.move",
+            target=target,
+            note=note,
             summary=f"Moved {len(moving)} unit(s) to {target.taxonomy_id}",
-            before=before, after=after,
-        )  # fmt: skip
+            before=before,
+            after=after,
+        )
 
 
 def units_place(units: list[AtomicUnit], target: Concept) -> tuple[dict, dict]:
@@ -113,11 +117,14 @@ def concept_rename(*, concept_id: int, new_id: str, user, note: str = "") -> Aud
         concept.taxonomy_id = new_id
         concept.save(update_fields=["taxonomy_id", "updated_at"])
         return audit_record(
-            actor=user, action="concept.rename", target=concept, note=note,
+            actor=user,
+            action="concept.rename",
+            target=concept,
+            note=note,
             summary=f"Renamed {old_id} to {new_id} (old id kept as an alias)",
             before=before | {"alias": before_aliases},
             after={"concept": states_of([concept], ["taxonomy_id"]), "alias": after_aliases},
-        )  # fmt: skip
+        )
 
 
 def _valid_new_id(new_id: str) -> str:
@@ -180,10 +187,14 @@ def concept_merge(*, concept_id: int, into_id: int, user, note: str = "") -> Aud
         after["alias"] = states_of(moved_aliases, ALIAS_FIELDS)
         after["concept"] = states_of([merged], ["taxonomy_id", "status"])
         return audit_record(
-            actor=user, action="concept.merge", target=target, note=note,
+            actor=user,
+            action="concept.merge",
+            target=target,
+            note=note,
             summary=f"Merged {old_id} into {target.taxonomy_id} ({len(units)} unit(s) moved)",
-            before=before, after=after,
-        )  # fmt: skip
+            before=before,
+            after=after,
+        )
 
 
 def concept_retire(*, concept_id: int, user, note: str = "") -> AuditEvent:
@@ -217,10 +228,14 @@ def _status_change(concept: Concept, status: str, *, user, note: str) -> AuditEv
     concept.status = status
     concept.save(update_fields=["status", "updated_at"])
     return audit_record(
-        actor=user, action=f"concept.{status}", target=concept, note=note,
+        actor=user,
+        action=f"concept.{status}",
+        target=concept,
+        note=note,
         summary=f"{concept.taxonomy_id}: {before['concept'][str(concept.pk)]['status']} → {status}",
-        before=before, after={"concept": states_of([concept], ["status"])},
-    )  # fmt: skip
+        before=before,
+        after={"concept": states_of([concept], ["status"])},
+    )
 
 
 def concept_edit(
@@ -242,10 +257,14 @@ def concept_edit(
         concept.save(update_fields=["name", "description", "updated_at"])
         transaction.on_commit(embed_units.delay)
         return audit_record(
-            actor=user, action="concept.edit", target=concept, note=note,
+            actor=user,
+            action="concept.edit",
+            target=concept,
+            note=note,
             summary=f"Edited the name and description of {concept.taxonomy_id}",
-            before=before, after={"concept": states_of([concept], CONCEPT_TEXT_FIELDS)},
-        )  # fmt: skip
+            before=before,
+            after={"concept": states_of([concept], CONCEPT_TEXT_FIELDS)},
+        )
 
 
 def taxonomy_change_revert(*, event_id: int, user) -> AuditEvent:

@@ -10,6 +10,7 @@ from django.db import transaction
 
 from curation.models import AuditEvent
 from curation.services.audit import audit_record, states_of
+from curation.services.locks import row_lock_in_status
 from curation.services.taxonomy import TaxonomyChangeRefused, active_concept_get, require_editor
 from knowledge.models import ExtractionItem
 from knowledge.services.extract import ProposalInvalid, proposal_from_item, proposal_store
@@ -37,10 +38,14 @@ def triage_assign(*, item_id: int, concept_id: int, user, note: str = "") -> Aud
             "unit": states_of([unit], ("concept", "ordinal", "text")),
         }
         return audit_record(
-            actor=user, action="triage.assign", target=item, note=note,
+            actor=user,
+            action="triage.assign",
+            target=item,
+            note=note,
             summary=f"Item {item.pk} became unit {unit.pk} under {concept.taxonomy_id}",
-            before=before, after=after,
-        )  # fmt: skip
+            before=before,
+            after=after,
+        )
 
 
 def triage_discard(*, item_id: int, user, reason: str) -> AuditEvent:
@@ -56,21 +61,22 @@ def triage_discard(*, item_id: int, user, reason: str) -> AuditEvent:
         item.status, item.resolution_note = ExtractionItem.Status.DISCARDED, reason
         item.save(update_fields=ITEM_FIELDS)
         return audit_record(
-            actor=user, action="triage.discard", target=item, note=reason,
-            summary=f"Item {item.pk} discarded", before=before,
+            actor=user,
+            action="triage.discard",
+            target=item,
+            note=reason,
+            summary=f"Item {item.pk} discarded",
+            before=before,
             after={"item": states_of([item], ITEM_FIELDS)},
-        )  # fmt: skip
+        )
 
 
 def _open_item(item_id: int) -> ExtractionItem:
-    try:
-        item = (
-            ExtractionItem.objects.select_for_update(of=("self",))
-            .select_related("snapshot", "run")
-            .get(pk=item_id)
-        )
-    except ExtractionItem.DoesNotExist:
-        raise TaxonomyChangeRefused(f"item: no extraction item {item_id}") from None
-    if item.status != ExtractionItem.Status.OPEN:
-        raise TaxonomyChangeRefused(f"item: already {item.get_status_display().lower()}")
-    return item
+    return row_lock_in_status(
+        ExtractionItem.objects.select_related("snapshot", "run"),
+        pk=item_id,
+        status=ExtractionItem.Status.OPEN,
+        refusal=TaxonomyChangeRefused,
+        missing=f"item: no extraction item {item_id}",
+        taken=lambda item: f"item: already {item.get_status_display().lower()}",
+    )

@@ -39,9 +39,15 @@ SLUG_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 def glossary_term_create(
-    *, term: str, means: str, match_case: bool = False, concept_id: int | None = None,
-    category_id: int | None = None, user, note: str = "",
-) -> AuditEvent:  # fmt: skip
+    *,
+    term: str,
+    means: str,
+    match_case: bool = False,
+    concept_id: int | None = None,
+    category_id: int | None = None,
+    user,
+    note: str = "",
+) -> AuditEvent:
     """A new reading of a term (a term with several readings is ambiguous; each is searched)."""
     require_editor(user)
     term, means = _text(term, "term", MAX_TERM), _text(means, "means", MAX_MEANS)
@@ -52,17 +58,27 @@ def glossary_term_create(
         entry.concept, entry.category = _links(concept_id, category_id)
         entry.save()
         return audit_record(
-            actor=user, action="glossary_term.create", target=entry, note=note,
+            actor=user,
+            action="glossary_term.create",
+            target=entry,
+            note=note,
             summary=f"Added glossary term {entry}",
             before={"glossary_term": {str(entry.pk): None}},
             after={"glossary_term": states_of([entry], GLOSSARY_FIELDS)},
-        )  # fmt: skip
+        )
 
 
 def glossary_term_update(
-    *, term_id: int, term: str, means: str, match_case: bool, concept_id: int | None,
-    category_id: int | None, user, note: str = "",
-) -> AuditEvent:  # fmt: skip
+    *,
+    term_id: int,
+    term: str,
+    means: str,
+    match_case: bool,
+    concept_id: int | None,
+    category_id: int | None,
+    user,
+    note: str = "",
+) -> AuditEvent:
     """The reading's words, case rule and links, all given (none is kept by leaving it out);
     raises GlossaryTerm.DoesNotExist."""
     require_editor(user)
@@ -79,11 +95,15 @@ def glossary_term_update(
             raise TaxonomyChangeRefused("term: nothing changed")
         entry.save()
         return audit_record(
-            actor=user, action="glossary_term.edit", target=entry, note=note,
-            summary=f"Edited glossary term {was}" + (f" (now {entry})" if str(entry) != was else ""),
+            actor=user,
+            action="glossary_term.edit",
+            target=entry,
+            note=note,
+            summary=f"Edited glossary term {was}"
+            + (f" (now {entry})" if str(entry) != was else ""),
             before={"glossary_term": before},
             after={"glossary_term": states_of([entry], GLOSSARY_FIELDS)},
-        )  # fmt: skip
+        )
 
 
 def glossary_term_delete(*, term_id: int, user, note: str = "") -> AuditEvent:
@@ -95,10 +115,14 @@ def glossary_term_delete(*, term_id: int, user, note: str = "") -> AuditEvent:
         before = states_of([entry], GLOSSARY_FIELDS)
         # Recorded first: after delete() the row has no primary key to name as the target.
         event = audit_record(
-            actor=user, action="glossary_term.delete", target=entry, note=note,
+            actor=user,
+            action="glossary_term.delete",
+            target=entry,
+            note=note,
             summary=f"Deleted glossary term {entry}",
-            before={"glossary_term": before}, after={"glossary_term": {str(entry.pk): None}},
-        )  # fmt: skip
+            before={"glossary_term": before},
+            after={"glossary_term": {str(entry.pk): None}},
+        )
         entry.delete()
         return event
 
@@ -148,17 +172,25 @@ def life_event_create(
         event = LifeEvent(slug=slug, name=name, triggers=triggers, searches=searches)
         event.save()
         return audit_record(
-            actor=user, action="life_event.create", target=event, note=note,
+            actor=user,
+            action="life_event.create",
+            target=event,
+            note=note,
             summary=f"Added life event {slug} ({name})",
             before={"life_event": {str(event.pk): None}},
             after={"life_event": states_of([event], LIFE_EVENT_FIELDS)},
-        )  # fmt: skip
+        )
 
 
 def life_event_update(
-    *, life_event_id: int, name: str, triggers: list[str], searches: list[str], user,
+    *,
+    life_event_id: int,
+    name: str,
+    triggers: list[str],
+    searches: list[str],
+    user,
     note: str = "",
-) -> AuditEvent:  # fmt: skip
+) -> AuditEvent:
     """New name, triggers and searches. The slug stays: the taxonomy file and the query log
     name the event by it. Raises LifeEvent.DoesNotExist."""
     require_editor(user)
@@ -172,11 +204,14 @@ def life_event_update(
             raise TaxonomyChangeRefused("name: nothing changed")
         event.save()
         return audit_record(
-            actor=user, action="life_event.edit", target=event, note=note,
+            actor=user,
+            action="life_event.edit",
+            target=event,
+            note=note,
             summary=f"Edited life event {event.slug}",
             before={"life_event": before},
             after={"life_event": states_of([event], LIFE_EVENT_FIELDS)},
-        )  # fmt: skip
+        )
 
 
 def life_event_delete(*, life_event_id: int, user, note: str = "") -> AuditEvent:
@@ -186,11 +221,14 @@ def life_event_delete(*, life_event_id: int, user, note: str = "") -> AuditEvent
     with atomic_or_refused(TaxonomyChangeRefused):
         event = LifeEvent.objects.select_for_update().get(pk=life_event_id)
         audit = audit_record(
-            actor=user, action="life_event.delete", target=event, note=note,
+            actor=user,
+            action="life_event.delete",
+            target=event,
+            note=note,
             summary=f"Deleted life event {event.slug} ({event.name})",
             before={"life_event": states_of([event], LIFE_EVENT_FIELDS)},
             after={"life_event": {str(event.pk): None}},
-        )  # fmt: skip
+        )
         event.delete()
         return audit
 

@@ -2,7 +2,8 @@
 
 Each screen's decorator is `signed_in_and(check)`: anonymous people go to the admin login (an
 htmx request asks the page to reload, which then redirects), and signed-in people that
-`check` refuses (it raises PermissionDenied) get 403. The services check again."""
+`check` refuses (it raises PermissionDenied) get 403. The services check again, and the
+screens' links ask the same check (`curation.views.navigation`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
-from curation.services.audit_sample import require_auditor
+from curation.roles import require_role
 from curation.services.freshness_decisions import require_change_reviewer
 from curation.services.superseding import require_decider
 from curation.services.taxonomy import require_editor
@@ -37,6 +38,7 @@ def signed_in_and(check: Callable) -> Callable:
             check(request.user)
             return view(request, *args, **kwargs)
 
+        wrapper.access_check = check  # kept by the decorators wrapped around it
         return wrapper
 
     return decorator
@@ -48,8 +50,7 @@ def _require_staff(user) -> None:
 
 
 def _may_read_snapshots(user) -> None:
-    if not (user.is_active and user.has_perm(READ_SNAPSHOT_PERMISSION)):
-        raise PermissionDenied("Page snapshots are for domain experts and editors.")
+    require_role(user, READ_SNAPSHOT_PERMISSION, action="read page snapshots")
 
 
 staff_required = signed_in_and(_require_staff)
@@ -57,64 +58,6 @@ expert_required = signed_in_and(require_decider)
 editor_required = signed_in_and(require_editor)
 reader_required = signed_in_and(_may_read_snapshots)
 change_reviewer_required = signed_in_and(require_change_reviewer)
-
-
-@dataclass(frozen=True)
-class ScreenGroup:
-    """Screens of one role, for the admin home: (title, URL name) pairs."""
-
-    role: str
-    screens: tuple[tuple[str, str], ...]
-    check: Callable
-
-    def links(self) -> list[tuple[str, str]]:
-        return [(title, reverse(name)) for title, name in self.screens]
-
-
-SCREEN_GROUPS = (
-    ScreenGroup(
-        "Domain experts",
-        (
-            ("Review superseding pairs", "curation:review"),
-            ("Decision log", "curation:review-decisions"),
-        ),
-        require_decider,
-    ),
-    ScreenGroup(
-        "Editors",
-        (
-            ("Taxonomy", "curation:taxonomy"),
-            ("Quality flags", "curation:taxonomy-flags"),
-            ("Triage", "curation:taxonomy-triage"),
-            ("Bootstrap concepts", "curation:taxonomy-bootstrap"),
-            ("Change log", "curation:taxonomy-changes"),
-        ),
-        require_editor,
-    ),
-    ScreenGroup(
-        "Experts and editors",
-        (("Audit samples", "curation:audit"), ("Audit results", "curation:audit-results")),
-        require_auditor,
-    ),
-    ScreenGroup(
-        "Experts and editors: freshness",
-        (("Changes on gov.uk", "curation:changes"),),
-        require_change_reviewer,
-    ),
-    ScreenGroup("Staff", (("Jobs", "curation:jobs"),), _require_staff),
-)
-
-
-def screens_for(user) -> list[ScreenGroup]:
-    """The groups of screens `user` may open, by the same checks the screens make."""
-    allowed = []
-    for group in SCREEN_GROUPS:
-        try:
-            group.check(user)
-        except PermissionDenied:
-            continue
-        allowed.append(group)
-    return allowed
 
 
 def is_fragment_request(request: HttpRequest) -> bool:

@@ -17,20 +17,16 @@ from django.views.decorators.http import require_GET, require_POST
 
 from curation.forms.audit_sample import DrawForm, JudgementForm, MoveForm, TriageForm
 from curation.forms.fields import whole_number
-from curation.models import AuditEvent, AuditJudgement, AuditSample
+from curation.models import AuditJudgement, AuditSample
 from curation.presenters.audit_chart import precision_chart
 from curation.presenters.review import evidence_url, value_label
 from curation.selectors import audit_sample as selectors
 from curation.services import audit_sample as services
 from curation.services.audit import RevertRefused
 from curation.services.taxonomy import TaxonomyChangeRefused, require_editor
-from curation.views.access import (
-    Notice,
-    admin_page,
-    is_fragment_request,
-    notice_message,
-    signed_in_and,
-)
+from curation.views.access import Notice, admin_page, notice_message, signed_in_and
+from curation.views.paging import paginate
+from curation.views.responses import render_page_or_partial, revert_notice
 from knowledge.models import AtomicUnit, Concept
 from knowledge.parsing import section_at
 
@@ -44,7 +40,15 @@ auditor_required = signed_in_and(services.require_auditor)
 @never_cache
 @auditor_required
 def audit(request: HttpRequest) -> HttpResponse:
-    return _samples_page(request, DrawForm())
+    context = _sample_list(page=request.GET.get("page"))
+    return render_page_or_partial(
+        request,
+        TEMPLATE,
+        "sample-list",
+        context,
+        title="Audit samples",
+        page=lambda: {"form": DrawForm()},
+    )
 
 
 @require_POST
@@ -56,22 +60,34 @@ def audit_draw(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         sample = services.sample_draw(
-            size=data["size"], seed=data["seed"], user=request.user,
+            size=data["size"],
+            seed=data["seed"],
+            user=request.user,
             category_id=data["category"].pk if data["category"] else None,
             provider=data["provider"] or "",
-        )  # fmt: skip
+        )
     except services.AuditRefused as exc:
         form.add_error(None, str(exc))
         return _samples_page(request, form, status=400)
     return redirect("curation:audit-sample", sample_id=sample.pk)
 
 
-def _samples_page(request, form: DrawForm, *, status: int = 200) -> HttpResponse:
-    samples = list(selectors.samples_list()[:100])
-    summaries = selectors.sample_summaries(sample_ids=[sample.pk for sample in samples])
-    rows = [(sample, summaries[sample.pk]) for sample in samples]
-    page = admin_page(request, "Audit samples", form=form, rows=rows)
+def _samples_page(request, form: DrawForm, *, status: int) -> HttpResponse:
+    page = admin_page(request, "Audit samples", form=form, **_sample_list(page=None))
     return render(request, TEMPLATE, page, status=status)
+
+
+def _sample_list(*, page: str | None) -> dict:
+    pager = paginate(
+        selectors.samples_list(),
+        number=page,
+        per_page=selectors.SAMPLES_PER_PAGE,
+        url=reverse("curation:audit"),
+        target="audit-samples-list",
+    )
+    samples = list(pager.page.object_list)
+    summaries = selectors.sample_summaries(sample_ids=[sample.pk for sample in samples])
+    return {"rows": [(sample, summaries[sample.pk]) for sample in samples], "pager": pager}
 
 
 @require_GET
@@ -81,10 +97,8 @@ def audit_sample(request: HttpRequest, sample_id: int) -> HttpResponse:
     sample = _sample(sample_id)
     position = _position(sample, request.GET.get("unit"))
     context = _judging(request, sample, position)
-    if is_fragment_request(request):
-        return render(request, f"{JUDGE_TEMPLATE}#judge", context)
     title = f"Audit sample {sample.pk}"
-    return render(request, JUDGE_TEMPLATE, admin_page(request, title, **context))
+    return render_page_or_partial(request, JUDGE_TEMPLATE, "judge", context, title=title)
 
 
 @require_POST
@@ -98,9 +112,12 @@ def audit_judge(request: HttpRequest, sample_id: int, position: int) -> HttpResp
         return _after_post(request, sample, position, Notice("error", errors), form=form)
     try:
         event = services.judgement_record(
-            sample_id=sample.pk, unit_id=unit_id, answers=form.answers(), user=request.user,
+            sample_id=sample.pk,
+            unit_id=unit_id,
+            answers=form.answers(),
+            user=request.user,
             note=form.cleaned_data["note"],
-        )  # fmt: skip
+        )
     except services.AuditRefused as exc:
         return _after_post(request, sample, position, Notice.refused("Not saved", exc))
     following = min(position + 1, len(sample.unit_ids))
@@ -118,9 +135,11 @@ def audit_move(request: HttpRequest, sample_id: int, position: int) -> HttpRespo
         return _after_post(request, sample, position, Notice("error", "Choose a concept."))
     try:
         event = services.audit_unit_move(
-            sample_id=sample.pk, unit_id=unit_id, concept_id=form.cleaned_data["concept"],
+            sample_id=sample.pk,
+            unit_id=unit_id,
+            concept_id=form.cleaned_data["concept"],
             user=request.user,
-        )  # fmt: skip
+        )
     except (services.AuditRefused, TaxonomyChangeRefused) as exc:
         return _after_post(request, sample, position, Notice.refused("Not moved", exc))
     return _after_post(request, sample, position, Notice.done(event))
@@ -137,9 +156,11 @@ def audit_triage(request: HttpRequest, sample_id: int, position: int) -> HttpRes
         return _after_post(request, sample, position, notice)
     try:
         event = services.audit_unit_triage(
-            sample_id=sample.pk, unit_id=unit_id, user=request.user,
+            sample_id=sample.pk,
+            unit_id=unit_id,
+            user=request.user,
             reason=form.cleaned_data["reason"],
-        )  # fmt: skip
+        )
     except services.AuditRefused as exc:
         return _after_post(request, sample, position, Notice.refused("Not sent", exc))
     return _after_post(request, sample, position, Notice.done(event))
@@ -150,13 +171,13 @@ def audit_triage(request: HttpRequest, sample_id: int, position: int) -> HttpRes
 def audit_revert(request: HttpRequest, sample_id: int, position: int, event_id: int):
     sample = _sample(sample_id)
     _unit_id_at(sample, position)
-    try:
-        revert = services.audit_change_revert(event_id=event_id, user=request.user)
-    except AuditEvent.DoesNotExist:
-        raise Http404("No such change.") from None
-    except (RevertRefused, services.AuditRefused) as exc:
-        return _after_post(request, sample, position, Notice.refused("Not undone", exc))
-    return _after_post(request, sample, position, Notice("success", revert.summary))
+    notice = revert_notice(
+        lambda: services.audit_change_revert(event_id=event_id, user=request.user),
+        missing="No such change.",
+        refused="Not undone",
+        refusals=(RevertRefused, services.AuditRefused),
+    )
+    return _after_post(request, sample, position, notice)
 
 
 @require_GET
@@ -168,10 +189,14 @@ def audit_results(request: HttpRequest) -> HttpResponse:
     overall = selectors.audit_results()  # the chart is always over every sample
     results = selectors.audit_results(sample_id=sample.pk) if sample else overall
     page = admin_page(
-        request, "Audit results", sample=sample, results=results,
-        columns=selectors.COLUMNS, chart=precision_chart(overall.over_time),
+        request,
+        "Audit results",
+        sample=sample,
+        results=results,
+        columns=selectors.COLUMNS,
+        chart=precision_chart(overall.over_time),
         question_rows=list(zip(selectors.COLUMNS, results.overall.estimates, strict=True)),
-    )  # fmt: skip
+    )
     return render(request, RESULTS_TEMPLATE, page)
 
 

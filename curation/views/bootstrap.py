@@ -4,11 +4,8 @@ queued as jobs for a worker; the jobs screen shows their progress."""
 
 from __future__ import annotations
 
-from functools import partial
-
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -17,12 +14,13 @@ from curation.forms.taxonomy import BootstrapPagesForm, BootstrapProposeForm, fo
 from curation.models import BootstrapJob
 from curation.selectors import taxonomy as selectors
 from curation.services.bootstrap import BootstrapRefused
-from curation.services.bootstrap_jobs import (
+from curation.services.bootstrap_queue import (
     bootstrap_propose_job_create,
     bootstrap_reextract_job_create,
 )
-from curation.tasks import run_bootstrap_job
-from curation.views.access import Notice, admin_page, editor_required, notice_message
+from curation.views.access import Notice, admin_page, editor_required
+from curation.views.jobs import job_url
+from curation.views.responses import render_partial_or_redirect
 from knowledge.models import Category, Concept
 
 BOOTSTRAP_TEMPLATE = "curation/taxonomy_bootstrap.html"
@@ -100,9 +98,8 @@ def bootstrap_reextract(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _queued_notice(job: BootstrapJob, doing: str) -> Notice:
-    """Queues the job's task once the job is committed, and says where to follow it."""
-    transaction.on_commit(partial(run_bootstrap_job.delay, job.pk))
-    url = f"{reverse('curation:jobs')}#bootstrap-job-{job.pk}"
+    """Says the job is queued, and where to follow it."""
+    url = job_url("bootstrap", job.pk)
     return Notice("success", f"{doing}: queued as job #{job.pk}.", job_url=url)
 
 
@@ -123,11 +120,16 @@ def after_bootstrap_change(
 ) -> HttpResponse:
     """htmx: the category's box again, its outcome inside. Plain form post: back to the
     bootstrap page at that category, with the outcome as a message."""
-    if request.htmx:
+
+    def category_box() -> dict:
         category = selectors.categories_with_counts().get(pk=category_id)
         proposals = selectors.proposals_by_category().get(category_id, [])
-        context = _bootstrap_view(category, proposals, notice, prefixes)
-        return render(request, f"{BOOTSTRAP_TEMPLATE}#bootstrap-category", context)
-    notice_message(request, notice)
-    slug = selectors.category_slug(category_id=category_id)
-    return redirect(f"{reverse('curation:taxonomy-bootstrap')}#category-{slug}")
+        return _bootstrap_view(category, proposals, notice, prefixes)
+
+    def back() -> str:
+        slug = selectors.category_slug(category_id=category_id)
+        return f"{reverse('curation:taxonomy-bootstrap')}#category-{slug}"
+
+    return render_partial_or_redirect(
+        request, BOOTSTRAP_TEMPLATE, "bootstrap-category", category_box, notice=notice, to=back
+    )

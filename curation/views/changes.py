@@ -3,8 +3,7 @@ revertible."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpRequest, HttpResponse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -15,12 +14,11 @@ from curation.presenters.audit import event_views
 from curation.selectors import changes as selectors
 from curation.services.audit import RevertRefused
 from curation.services.taxonomy import TaxonomyChangeRefused, taxonomy_change_revert
-from curation.views.access import (
-    Notice,
-    admin_page,
-    editor_required,
-    is_fragment_request,
-    notice_message,
+from curation.views.access import Notice, editor_required
+from curation.views.responses import (
+    render_page_or_partial,
+    render_partial_or_redirect,
+    revert_notice,
 )
 
 CHANGES_TEMPLATE = "curation/taxonomy_changes.html"
@@ -30,11 +28,14 @@ CHANGES_TEMPLATE = "curation/taxonomy_changes.html"
 @never_cache
 @editor_required
 def taxonomy_changes(request: HttpRequest) -> HttpResponse:
-    context = _change_log()
-    if is_fragment_request(request):
-        return render(request, f"{CHANGES_TEMPLATE}#change-log", context)
-    page = admin_page(request, "Taxonomy changes", tab="changes", **context)
-    return render(request, CHANGES_TEMPLATE, page)
+    return render_page_or_partial(
+        request,
+        CHANGES_TEMPLATE,
+        "change-log",
+        _change_log(),
+        title="Taxonomy changes",
+        page=lambda: {"tab": "changes"},
+    )
 
 
 def _change_log(notice: Notice | None = None) -> dict:
@@ -49,19 +50,24 @@ def _change_log(notice: Notice | None = None) -> dict:
 @require_POST
 @editor_required
 def change_revert(request: HttpRequest, event_id: int) -> HttpResponse:
-    try:
-        selectors.taxonomy_change_get(event_id=event_id)
-        revert = taxonomy_change_revert(event_id=event_id, user=request.user)
-    except AuditEvent.DoesNotExist:
-        raise Http404("No such taxonomy change.") from None
-    except (RevertRefused, TaxonomyChangeRefused) as exc:
-        notice = Notice.refused(f"Change {event_id} was not reverted", exc)
-    else:
-        notice = Notice("success", revert.summary)
-    if request.htmx:
-        return render(request, f"{CHANGES_TEMPLATE}#change-log", _change_log(notice))
-    notice_message(request, notice)
-    return redirect(_back(request) or "curation:taxonomy-changes")
+    def revert() -> AuditEvent:
+        selectors.taxonomy_change_get(event_id=event_id)  # only the taxonomy's own entries
+        return taxonomy_change_revert(event_id=event_id, user=request.user)
+
+    notice = revert_notice(
+        revert,
+        missing="No such taxonomy change.",
+        refused=f"Change {event_id} was not reverted",
+        refusals=(RevertRefused, TaxonomyChangeRefused),
+    )
+    return render_partial_or_redirect(
+        request,
+        CHANGES_TEMPLATE,
+        "change-log",
+        lambda: _change_log(notice),
+        notice=notice,
+        to=lambda: _back(request) or "curation:taxonomy-changes",
+    )
 
 
 def _back(request: HttpRequest) -> str:

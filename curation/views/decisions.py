@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from curation.models import AuditEvent
 from curation.presenters.audit import event_views
 from curation.selectors import review as selectors
 from curation.services import superseding
 from curation.services.audit import RevertRefused
 from curation.services.superseding import AlreadyDecided, DecisionRefused
-from curation.views.access import (
-    Notice,
-    admin_page,
-    expert_required,
-    is_fragment_request,
-    notice_message,
+from curation.views.access import Notice, expert_required
+from curation.views.responses import (
+    render_page_or_partial,
+    render_partial_or_redirect,
+    revert_notice,
 )
 
 DECISIONS_TEMPLATE = "curation/decisions.html"
@@ -28,28 +25,33 @@ DECISIONS_TEMPLATE = "curation/decisions.html"
 @never_cache
 @expert_required
 def decisions(request: HttpRequest) -> HttpResponse:
-    context = _decision_log()
-    if is_fragment_request(request):
-        return render(request, f"{DECISIONS_TEMPLATE}#decision-log", context)
-    page = admin_page(request, "Superseding decisions", **context)
-    return render(request, DECISIONS_TEMPLATE, page)
+    return render_page_or_partial(
+        request,
+        DECISIONS_TEMPLATE,
+        "decision-log",
+        _decision_log(),
+        title="Superseding decisions",
+    )
 
 
 @require_POST
 @expert_required
 def decision_revert(request: HttpRequest, event_id: int) -> HttpResponse:
-    try:
-        revert = superseding.decision_revert(event_id=event_id, user=request.user)
-    except AuditEvent.DoesNotExist:
-        raise Http404("No such decision.") from None
-    except (RevertRefused, AlreadyDecided, DecisionRefused) as exc:
-        notice = Notice("error", f"Decision {event_id} was not reverted: {exc}")
-    else:
-        notice = Notice("success", f"{revert.summary} The pair is pending again.")
-    if request.htmx:
-        return render(request, f"{DECISIONS_TEMPLATE}#decision-log", _decision_log(notice))
-    notice_message(request, notice)
-    return redirect("curation:review-decisions")
+    notice = revert_notice(
+        lambda: superseding.decision_revert(event_id=event_id, user=request.user),
+        missing="No such decision.",
+        refused=f"Decision {event_id} was not reverted",
+        refusals=(RevertRefused, AlreadyDecided, DecisionRefused),
+        then=" The pair is pending again.",
+    )
+    return render_partial_or_redirect(
+        request,
+        DECISIONS_TEMPLATE,
+        "decision-log",
+        lambda: _decision_log(notice),
+        notice=notice,
+        to="curation:review-decisions",
+    )
 
 
 def _decision_log(notice: Notice | None = None) -> dict:

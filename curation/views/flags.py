@@ -4,7 +4,6 @@ time or ticked in bulk."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -15,13 +14,9 @@ from curation.selectors.flags import FlagFilters
 from curation.selectors.taxonomy import categories_ordered
 from curation.services import flags as flag_services
 from curation.services.taxonomy import TaxonomyChangeRefused
-from curation.views.access import (
-    Notice,
-    admin_page,
-    editor_required,
-    is_fragment_request,
-    notice_message,
-)
+from curation.views.access import Notice, editor_required
+from curation.views.paging import page_number, page_url, paginate
+from curation.views.responses import render_page_or_partial, render_partial_or_redirect
 from knowledge.models import QualityFlag
 
 FLAGS_TEMPLATE = "curation/taxonomy_flags.html"
@@ -33,19 +28,19 @@ HEURISTIC_RAISERS = {"heuristic", "extraction"}
 @editor_required
 def taxonomy_flags(request: HttpRequest) -> HttpResponse:
     filters = FlagFilterForm(request.GET).filters()
-    context = _flag_list(filters)
-    if is_fragment_request(request):
-        return render(request, f"{FLAGS_TEMPLATE}#flag-list", context)
-    context = admin_page(
-        request,
-        "Quality flags",
-        tab="flags",
-        kinds=QualityFlag.Kind.choices,
-        categories=categories_ordered(),
-        kind_counts=_flag_kind_counts(),
-        **context,
+    context = _flag_list(filters, page=request.GET.get("page"))
+    return render_page_or_partial(
+        request, FLAGS_TEMPLATE, "flag-list", context, title="Quality flags", page=_flags_page
     )
-    return render(request, FLAGS_TEMPLATE, context)
+
+
+def _flags_page() -> dict:
+    return {
+        "tab": "flags",
+        "kinds": QualityFlag.Kind.choices,
+        "categories": categories_ordered(),
+        "kind_counts": _flag_kind_counts(),
+    }
 
 
 def _flag_kind_counts() -> list[tuple[str, int]]:
@@ -53,13 +48,21 @@ def _flag_kind_counts() -> list[tuple[str, int]]:
     return [(label, counts.get(value, 0)) for value, label in QualityFlag.Kind.choices]
 
 
-def _flag_list(filters: FlagFilters, notice: Notice | None = None) -> dict:
+def _flag_list(
+    filters: FlagFilters, notice: Notice | None = None, *, page: str | int | None
+) -> dict:
     flags = selectors.flags_open(kind=filters.kind, category_slug=filters.category)
-    shown = list(flags[: selectors.FLAG_LIST_LIMIT])
+    pager = paginate(
+        flags,
+        number=page,
+        per_page=selectors.FLAGS_PER_PAGE,
+        url=reverse("curation:taxonomy-flags"),
+        query=filters.query(),
+        target="flag-list",
+    )
     return {
-        "flags": shown,
-        "matching": flags.count() if len(shown) == selectors.FLAG_LIST_LIMIT else len(shown),
-        "list_limit": selectors.FLAG_LIST_LIMIT,
+        "flags": pager.page.object_list,
+        "pager": pager,
         "filters": filters,
         "heuristic_raisers": HEURISTIC_RAISERS,
         "notice": notice,
@@ -84,11 +87,16 @@ def flags_resolve(request: HttpRequest) -> HttpResponse:
             note=form.cleaned_data["note"],
         )
         notice = _bulk_notice(outcome, accepted=form.accept)
-    if request.htmx:
-        return render(request, f"{FLAGS_TEMPLATE}#flag-list", _flag_list(filters, notice))
-    notice_message(request, notice)
-    query = filters.query()
-    return redirect(reverse("curation:taxonomy-flags") + (f"?{query}" if query else ""))
+    page = page_number(request.POST.get("page"))  # the list comes back at the page it was on
+    back = page_url(reverse("curation:taxonomy-flags"), filters.query(), page)
+    return render_partial_or_redirect(
+        request,
+        FLAGS_TEMPLATE,
+        "flag-list",
+        lambda: _flag_list(filters, notice, page=page),
+        notice=notice,
+        to=back,
+    )
 
 
 def _flag_resolve_one(request: HttpRequest, form: FlagResolveForm) -> Notice:

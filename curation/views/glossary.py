@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from django import forms
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -34,13 +33,8 @@ from curation.selectors.changes import taxonomy_changes_recent
 from curation.selectors.taxonomy import categories_ordered, concepts_for_picker
 from curation.services import vocabulary as services
 from curation.services.taxonomy import TaxonomyChangeRefused
-from curation.views.access import (
-    Notice,
-    admin_page,
-    editor_required,
-    is_fragment_request,
-    notice_message,
-)
+from curation.views.access import Notice, editor_required
+from curation.views.responses import render_page_or_partial, render_partial_or_redirect
 from knowledge.models import GlossaryTerm, LifeEvent
 
 GLOSSARY_TEMPLATE = "curation/taxonomy_glossary.html"
@@ -76,11 +70,14 @@ class Row:
 @never_cache
 @editor_required
 def glossary(request: HttpRequest) -> HttpResponse:
-    context = _panel()
-    if is_fragment_request(request):
-        return render(request, f"{GLOSSARY_TEMPLATE}#glossary-panel", context)
-    page = admin_page(request, "Glossary & life events", tab="glossary", **context)
-    return render(request, GLOSSARY_TEMPLATE, page)
+    return render_page_or_partial(
+        request,
+        GLOSSARY_TEMPLATE,
+        "glossary-panel",
+        _panel(),
+        title="Glossary & life events",
+        page=lambda: {"tab": "glossary"},
+    )
 
 
 def _panel(notice: Notice | None = None, posted: Posted | None = None) -> dict:
@@ -129,8 +126,10 @@ def _event_row(event: LifeEvent, posted: Posted | None) -> Row:
 
 def _refused_here(posted: Posted | None, kind: str, record_id: int) -> bool:
     return posted is not None and (posted.kind, posted.action, posted.record_id) == (
-        kind, "edit", record_id,
-    )  # fmt: skip
+        kind,
+        "edit",
+        record_id,
+    )
 
 
 def _new_values(posted: Posted | None, kind: str, names: tuple[str, ...]) -> dict:
@@ -213,7 +212,11 @@ def _done(event: AuditEvent) -> Notice:
 
 
 def _after_change(request: HttpRequest, notice: Notice, posted: Posted | None) -> HttpResponse:
-    if request.htmx:
-        return render(request, f"{GLOSSARY_TEMPLATE}#glossary-panel", _panel(notice, posted))
-    notice_message(request, notice)
-    return redirect("curation:taxonomy-glossary")
+    return render_partial_or_redirect(
+        request,
+        GLOSSARY_TEMPLATE,
+        "glossary-panel",
+        lambda: _panel(notice, posted),
+        notice=notice,
+        to="curation:taxonomy-glossary",
+    )

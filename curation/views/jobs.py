@@ -3,15 +3,15 @@ polled while they run."""
 
 from __future__ import annotations
 
+from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
-from curation.models import BootstrapJob
 from curation.selectors import jobs as selectors
 from curation.views.access import admin_page, staff_required
-from knowledge.models import ExtractionJob, IngestJob
 
 JOBS_TEMPLATE = "curation/jobs.html"
 
@@ -32,35 +32,18 @@ def jobs(request: HttpRequest) -> HttpResponse:
     return render(request, JOBS_TEMPLATE, context)
 
 
-# The fragment endpoints exist only to be polled, so they always answer with the partial.
+# Polled by an unfinished job's row, so it always answers with the row.
 @require_GET
 @never_cache
 @staff_required
-def extraction_job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
+def job_progress(request: HttpRequest, kind: str, job_id: int) -> HttpResponse:
     try:
-        job = selectors.extraction_job_status(job_id=job_id)
-    except ExtractionJob.DoesNotExist:
-        raise Http404("No such extraction job.") from None
-    return render(request, f"{JOBS_TEMPLATE}#extraction-job", {"job": job})
+        job = selectors.job_status(kind=kind, job_id=job_id)
+    except ObjectDoesNotExist:
+        raise Http404(f"No such {kind} job.") from None
+    return render(request, f"{JOBS_TEMPLATE}#job", {"job": job})
 
 
-@require_GET
-@never_cache
-@staff_required
-def ingest_job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
-    try:
-        job = selectors.ingest_job_status(job_id=job_id)
-    except IngestJob.DoesNotExist:
-        raise Http404("No such ingest job.") from None
-    return render(request, f"{JOBS_TEMPLATE}#ingest-job", {"job": job})
-
-
-@require_GET
-@never_cache
-@staff_required
-def bootstrap_job_progress(request: HttpRequest, job_id: int) -> HttpResponse:
-    try:
-        job = selectors.bootstrap_job_status(job_id=job_id)
-    except BootstrapJob.DoesNotExist:
-        raise Http404("No such bootstrap job.") from None
-    return render(request, f"{JOBS_TEMPLATE}#bootstrap-job", {"job": job})
+def job_url(kind: str, job_id: int) -> str:
+    """Where a job's progress and outcome are followed: its row on the jobs screen."""
+    return f"{reverse('curation:jobs')}#{selectors.job_anchor(kind, job_id)}"

@@ -21,6 +21,7 @@ from curation.services import freshness_decisions as decisions
 from curation.services.audit import RevertRefused
 from curation.services.superseding import DECIDE_PERMISSION
 from curation.views.access import Notice, admin_page, change_reviewer_required, notice_message
+from curation.views.responses import revert_notice
 from knowledge.models import AtomicUnit, Source
 
 LIST_TEMPLATE = "curation/changes.html"
@@ -87,15 +88,17 @@ def _decide(request: HttpRequest, unit_id: int, decide, done: str) -> HttpRespon
 @require_POST
 @change_reviewer_required
 def change_decision_revert(request: HttpRequest, event_id: int) -> HttpResponse:
+    missing = "No such confirmation or retirement."
     try:
         unit_id = selectors.decision_unit_id(event_id=event_id, actions=DECISION_ACTIONS)
-        revert = decisions.freshness_decision_revert(event_id=event_id, user=request.user)
     except AuditEvent.DoesNotExist:
-        raise Http404("No such confirmation or retirement.") from None
-    except (RevertRefused, decisions.FreshnessDecisionRefused) as exc:
-        notice = Notice("error", f"Decision {event_id} was not undone: {exc}")
-    else:
-        notice = Notice("success", revert.summary)
+        raise Http404(missing) from None
+    notice = revert_notice(
+        lambda: decisions.freshness_decision_revert(event_id=event_id, user=request.user),
+        missing=missing,
+        refused=f"Decision {event_id} was not undone",
+        refusals=(RevertRefused, decisions.FreshnessDecisionRefused),
+    )
     return _unit_row(request, unit_id, notice)
 
 

@@ -17,20 +17,19 @@ from django.views.decorators.http import require_GET, require_POST
 
 from curation.forms.fields import whole_number
 from curation.forms.review import BulkApproveForm, DecisionForm, ReviewFilterForm
-from curation.models import AuditEvent, SupersedingCandidate
+from curation.models import SupersedingCandidate
 from curation.presenters.chart import decisions_chart
 from curation.presenters.review import pair_view
 from curation.selectors import review as selectors
 from curation.services import signoff, superseding
 from curation.services.audit import RevertRefused
 from curation.services.superseding import AlreadyDecided, DecisionRefused
-from curation.views.access import (
-    Notice,
-    admin_page,
-    expert_required,
-    is_fragment_request,
-    notice_message,
-    signed_in_and,
+from curation.views.access import Notice, expert_required, is_fragment_request, signed_in_and
+from curation.views.paging import page_number, paginate
+from curation.views.responses import (
+    render_page_or_partial,
+    render_partial_or_redirect,
+    revert_notice,
 )
 from knowledge.models import AtomicUnit
 
@@ -51,21 +50,19 @@ def review(request: HttpRequest) -> HttpResponse:
     form = ReviewFilterForm(request.GET)
     filters = form.filters()
     current = _requested_pair(request.GET.get("pair"))
-    context = _workspace(filters, current=current)
+    context = _workspace(filters, current=current, page=page_number(request.GET.get("page")))
     context["filter_errors"] = [
         f"{form.fields[name].label or name}: {' '.join(errors)}"
         for name, errors in form.errors.items()
     ]
-    if is_fragment_request(request):
-        return render(request, f"{REVIEW_TEMPLATE}#workspace", context)
-    page = admin_page(
+    return render_page_or_partial(
         request,
-        "Superseding review",
-        form=form,
-        categories=selectors.review_categories(),
-        **context,
+        REVIEW_TEMPLATE,
+        "workspace",
+        context,
+        title="Superseding review",
+        page=lambda: {"form": form, "categories": selectors.review_categories()},
     )
-    return render(request, REVIEW_TEMPLATE, page)
 
 
 @require_GET
@@ -76,10 +73,11 @@ def review_pair(request: HttpRequest, candidate_id: int) -> HttpResponse:
     if current is None:
         raise Http404("No such pair.")
     filters = ReviewFilterForm(request.GET).filters()
+    page = page_number(request.GET.get("page"))
     if not is_fragment_request(request):
-        params = [*filters.params(), ("pair", candidate_id)]
+        params = [*_queue_params(filters, page), ("pair", candidate_id)]
         return redirect(_with_query(reverse("curation:review"), params))
-    context = {"pair": pair_view(current), **_filter_context(filters)}
+    context = {"pair": pair_view(current), **_filter_context(filters, page)}
     return render(request, f"{REVIEW_TEMPLATE}#pair", context)
 
 
@@ -156,14 +154,13 @@ def review_unit_signoff(request: HttpRequest, unit_id: int) -> HttpResponse:
 @require_POST
 @signer_required
 def review_signoff_revert(request: HttpRequest, event_id: int) -> HttpResponse:
-    try:
-        revert = signoff.unit_signoff_revert(event_id=event_id, user=request.user)
-    except AuditEvent.DoesNotExist:
-        raise Http404("No such sign-off.") from None
-    except (RevertRefused, signoff.SignoffRefused) as exc:
-        notice = Notice("error", f"Sign-off {event_id} was not undone: {exc}")
-    else:
-        notice = Notice("success", f"{revert.summary}; the unit is pending sign-off again.")
+    notice = revert_notice(
+        lambda: signoff.unit_signoff_revert(event_id=event_id, user=request.user),
+        missing="No such sign-off.",
+        refused=f"Sign-off {event_id} was not undone",
+        refusals=(RevertRefused, signoff.SignoffRefused),
+        then="; the unit is pending sign-off again.",
+    )
     return _after_signoff_post(request, notice)
 
 
@@ -175,13 +172,17 @@ def _after_signoff_post(request, notice: Notice) -> HttpResponse:
 
 def _after_post(request, filters, current, notice: Notice) -> HttpResponse:
     """htmx: the refreshed workspace (next pair, progress, chart, notice). Plain form post:
-    back to the queue (same filters, that pair) with the notice as a message."""
-    if request.htmx:
-        context = _workspace(filters, current=current, notice=notice)
-        return render(request, f"{REVIEW_TEMPLATE}#workspace", context)
-    notice_message(request, notice)
-    params = filters.params() + ([("pair", current.pk)] if current else [])
-    return redirect(_with_query(reverse("curation:review"), params))
+    back to the queue (same filters and page, that pair) with the notice as a message."""
+    page = page_number(request.POST.get("page"))
+    params = _queue_params(filters, page) + ([("pair", current.pk)] if current else [])
+    return render_partial_or_redirect(
+        request,
+        REVIEW_TEMPLATE,
+        "workspace",
+        lambda: _workspace(filters, current=current, notice=notice, page=page),
+        notice=notice,
+        to=_with_query(reverse("curation:review"), params),
+    )
 
 
 def _with_query(url: str, params: list[tuple[str, object]]) -> str:
@@ -198,20 +199,26 @@ def _requested_pair(raw: str | None) -> SupersedingCandidate | None:
         return None
 
 
-def _workspace(filters, *, current=None, notice: Notice | None = None) -> dict:
-    pending = selectors.candidates_pending(filters=filters)
-    pairs = list(pending[: selectors.REVIEW_LIST_LIMIT])
+def _workspace(filters, *, current=None, notice: Notice | None = None, page: int = 1) -> dict:
+    pager = paginate(
+        selectors.candidates_pending(filters=filters),
+        number=page,
+        per_page=selectors.REVIEW_PER_PAGE,
+        url=reverse("curation:review"),
+        query=urlencode(filters.params()),
+        target="review-workspace",
+    )
+    pairs = list(pager.page.object_list)
     current = current or (pairs[0] if pairs else None)
     return {
         "pairs": pairs,
-        "matching": pending.count() if len(pairs) == selectors.REVIEW_LIST_LIMIT else len(pairs),
-        "list_limit": selectors.REVIEW_LIST_LIMIT,
+        "pager": pager,
         "pair": pair_view(current) if current else None,
         "position": _position(pairs, current),
         "progress": selectors.review_progress(),
         "chart": decisions_chart(selectors.decisions_per_day()),
         "notice": notice,
-        **_filter_context(filters),
+        **_filter_context(filters, pager.page.number),
     }
 
 
@@ -220,6 +227,15 @@ def _position(pairs: list[SupersedingCandidate], current) -> int | None:
     return ids.index(current.pk) + 1 if current and current.pk in ids else None
 
 
-def _filter_context(filters: selectors.ReviewFilters) -> dict:
-    params = filters.params()
-    return {"filters": filters, "filter_params": params, "filter_query": urlencode(params)}
+def _filter_context(filters: selectors.ReviewFilters, page: int) -> dict:
+    """The filters, and the queue's page, that links and posts from the workspace carry."""
+    return {
+        "filters": filters,
+        "filter_params": filters.params(),
+        "page_number": page,
+        "filter_query": urlencode(_queue_params(filters, page)),
+    }
+
+
+def _queue_params(filters: selectors.ReviewFilters, page: int) -> list[tuple[str, object]]:
+    return filters.params() + ([("page", page)] if page > 1 else [])

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -29,14 +30,9 @@ from curation.models import AuditEvent
 from curation.selectors import taxonomy as selectors
 from curation.services import taxonomy as taxonomy_services
 from curation.services.taxonomy import TaxonomyChangeRefused
-from curation.views.access import (
-    Notice,
-    admin_page,
-    editor_required,
-    is_fragment_request,
-    notice_message,
-)
+from curation.views.access import Notice, admin_page, editor_required
 from curation.views.bootstrap import after_bootstrap_change
+from curation.views.responses import render_page_or_partial, render_partial_or_redirect
 from knowledge.models import Category, Concept
 
 TAXONOMY_TEMPLATE = "curation/taxonomy.html"
@@ -48,18 +44,22 @@ CONCEPT_TEMPLATE = "curation/taxonomy_concept.html"
 @never_cache
 @editor_required
 def taxonomy(request: HttpRequest) -> HttpResponse:
-    search = _search(request)
-    if is_fragment_request(request):
-        return render(request, f"{TAXONOMY_TEMPLATE}#search-results", search)
-    context = admin_page(
+    return render_page_or_partial(
         request,
-        "Taxonomy",
-        tab="taxonomy",
-        categories=selectors.categories_with_counts(),
-        counts=selectors.open_work_counts(),
-        **search,
+        TAXONOMY_TEMPLATE,
+        "search-results",
+        _search(request),
+        title="Taxonomy",
+        page=_taxonomy_page,
     )
-    return render(request, TAXONOMY_TEMPLATE, context)
+
+
+def _taxonomy_page() -> dict:
+    return {
+        "tab": "taxonomy",
+        "categories": selectors.categories_with_counts(),
+        "counts": selectors.open_work_counts(),
+    }
 
 
 def _search(request: HttpRequest) -> dict:
@@ -92,11 +92,14 @@ def taxonomy_category(request: HttpRequest, slug: str) -> HttpResponse:
 @never_cache
 @editor_required
 def taxonomy_concept(request: HttpRequest, concept_id: int) -> HttpResponse:
-    context = _concept_context(concept_id)
-    if is_fragment_request(request):
-        return render(request, f"{CONCEPT_TEMPLATE}#concept-panel", context)
-    page = admin_page(request, "Concept", tab="taxonomy", **context)
-    return render(request, CONCEPT_TEMPLATE, page)
+    return render_page_or_partial(
+        request,
+        CONCEPT_TEMPLATE,
+        "concept-panel",
+        _concept_context(concept_id),
+        title="Concept",
+        page=lambda: {"tab": "taxonomy"},
+    )
 
 
 def _concept_context(concept_id: int, notice: Notice | None = None) -> dict:
@@ -191,8 +194,11 @@ def _after_concept_change(
     if form.from_bootstrap_page:
         prefixes = form.cleaned_data.get("url_prefixes", "")
         return after_bootstrap_change(request, concept.category_id, notice, prefixes=prefixes)
-    if request.htmx:
-        context = _concept_context(concept.pk, notice)
-        return render(request, f"{CONCEPT_TEMPLATE}#concept-panel", context)
-    notice_message(request, notice)
-    return redirect("curation:taxonomy-concept", concept_id=concept.pk)
+    return render_partial_or_redirect(
+        request,
+        CONCEPT_TEMPLATE,
+        "concept-panel",
+        lambda: _concept_context(concept.pk, notice),
+        notice=notice,
+        to=reverse("curation:taxonomy-concept", args=[concept.pk]),
+    )

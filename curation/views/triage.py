@@ -3,8 +3,10 @@ concept (they become units) or discarded with a reason."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -13,13 +15,9 @@ from curation.selectors import triage as selectors
 from curation.selectors.taxonomy import concepts_for_picker
 from curation.services.taxonomy import TaxonomyChangeRefused
 from curation.services.triage import triage_assign, triage_discard
-from curation.views.access import (
-    Notice,
-    admin_page,
-    editor_required,
-    is_fragment_request,
-    notice_message,
-)
+from curation.views.access import Notice, editor_required
+from curation.views.paging import paginate
+from curation.views.responses import render_page_or_partial, render_partial_or_redirect
 from knowledge.models import ExtractionItem
 
 TRIAGE_TEMPLATE = "curation/taxonomy_triage.html"
@@ -31,28 +29,30 @@ TRIAGE_TEMPLATE = "curation/taxonomy_triage.html"
 def taxonomy_triage(request: HttpRequest) -> HttpResponse:
     kind = request.GET.get("kind", "")
     kind = kind if kind in ExtractionItem.Kind.values else ""
-    context = _item_list(kind)
-    if is_fragment_request(request):
-        return render(request, f"{TRIAGE_TEMPLATE}#item-list", context)
-    context = admin_page(
-        request,
-        "Triage",
-        tab="triage",
-        kinds=ExtractionItem.Kind.choices,
-        picker=concepts_for_picker(),
-        **context,
+    context = _item_list(kind, page=request.GET.get("page"))
+    return render_page_or_partial(
+        request, TRIAGE_TEMPLATE, "item-list", context, title="Triage", page=_triage_page
     )
-    return render(request, TRIAGE_TEMPLATE, context)
 
 
-def _item_list(kind: str) -> dict:
-    items = selectors.items_open(kind=kind)
-    shown = list(items[: selectors.TRIAGE_LIST_LIMIT])
+def _triage_page() -> dict:
+    return {"tab": "triage", "kinds": ExtractionItem.Kind.choices, "picker": concepts_for_picker()}
+
+
+def _item_list(kind: str, *, page: str | None) -> dict:
+    pager = paginate(
+        selectors.items_open(kind=kind),
+        number=page,
+        per_page=selectors.TRIAGE_PER_PAGE,
+        url=reverse("curation:taxonomy-triage"),
+        query=urlencode({"kind": kind} if kind else {}),
+        target="item-list",
+    )
+    shown = list(pager.page.object_list)
     candidates = selectors.item_candidates(items=shown)
     return {
         "items": [_item_view(item, candidates[item.pk]) for item in shown],
-        "matching": items.count() if len(shown) == selectors.TRIAGE_LIST_LIMIT else len(shown),
-        "list_limit": selectors.TRIAGE_LIST_LIMIT,
+        "pager": pager,
         "kind": kind,
     }
 
@@ -99,13 +99,15 @@ def item_discard(request: HttpRequest, item_id: int) -> HttpResponse:
 
 def _after_item_change(request: HttpRequest, item_id: int, notice: Notice) -> HttpResponse:
     """htmx: the item's own box again, its outcome inside (a resolved item shows only that)."""
-    if request.htmx:
+
+    def item_box() -> dict:
         try:
             item = selectors.item_for_triage(item_id=item_id)
         except ExtractionItem.DoesNotExist:
             raise Http404("No such extraction item.") from None
         candidates = selectors.item_candidates(items=[item])[item.pk]
-        context = _item_view(item, candidates, notice)
-        return render(request, f"{TRIAGE_TEMPLATE}#item", context)
-    notice_message(request, notice)
-    return redirect("curation:taxonomy-triage")
+        return _item_view(item, candidates, notice)
+
+    return render_partial_or_redirect(
+        request, TRIAGE_TEMPLATE, "item", item_box, notice=notice, to="curation:taxonomy-triage"
+    )

@@ -2,14 +2,13 @@
 
 The pydantic models declare the fields the scoring reads; the rest of a fact (label, references,
 notes, corpus contexts) is ignored. A malformed file raises GoldFormatError naming the fact and
-the field, e.g. "fact 3 (ni.primary_threshold): values[0]: valid_from: missing".
+the field, e.g. "fact 3 (ni.primary_threshold): values[0].valid_from: missing".
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import reprlib
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,9 +21,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import ErrorDetails
 
 from knowledge.evaluation.amounts import printed_form
+from knowledge.validation import first_error
 
 RATE_YEAR_PREFIX = "minimum_wage."  # minimum wage rates run 1 April to 31 March
 
@@ -108,11 +107,10 @@ def gold_load(*, path: Path) -> list[GoldFact]:
 def _gold_problem(error: ValidationError, *, text: bytes, path: Path) -> str:
     first = error.errors()[0]
     if first["type"] == "json_invalid":
-        return f"{path}: not valid JSON ({first['ctx']['error']})"
+        return f"{path}: {first_error(error)}"
     if not first["loc"]:
         return f"{path}: expected a JSON list of facts"
-    index, *field = first["loc"]
-    return f"{_fact_name(text, index)}: {error_text(first, loc=tuple(field))}"
+    return f"{_fact_name(text, first['loc'][0])}: {first_error(error, skip=1)}"
 
 
 def _fact_name(text: bytes, index: int) -> str:
@@ -120,22 +118,3 @@ def _fact_name(text: bytes, index: int) -> str:
     fact = json.loads(text)[index]
     fact_id = fact.get("fact_id") if isinstance(fact, dict) else None
     return f"fact {index} ({fact_id})" if isinstance(fact_id, str) else f"fact {index}"
-
-
-def error_text(error: ErrorDetails, *, loc: tuple) -> str:
-    """'values[0]: valid_from: missing': the path to the field, then what is wrong with it."""
-    path: list[str] = []
-    for part in loc:
-        if isinstance(part, int) and path:
-            path[-1] += f"[{part}]"
-        else:
-            path.append(str(part))
-    return ": ".join([*path, _what_is_wrong(error)])
-
-
-def _what_is_wrong(error: ErrorDetails) -> str:
-    if error["type"] == "missing":
-        return "missing"
-    if error["type"] == "value_error":  # our validators' own words
-        return str(error["ctx"]["error"])
-    return f"{error['msg']}, got {reprlib.repr(error['input'])}"

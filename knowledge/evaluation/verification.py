@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from knowledge.evaluation.gold import error_text
 from knowledge.evaluation.retrieval import latency_summary
+from knowledge.validation import first_error
 from knowledge.verification.check import Thresholds, Verification, answer_verify
 from knowledge.verification.evidence import claim_evidence
 
@@ -66,10 +66,7 @@ def load_cases(path: Path) -> list[VerifyCase]:
             try:
                 cases.append(VerifyCase.model_validate_json(line))
             except ValidationError as error:
-                first = error.errors()[0]
-                raise CaseFileError(
-                    f"line {number}: {error_text(first, loc=first['loc'])}"
-                ) from None
+                raise CaseFileError(f"line {number}: {first_error(error)}") from None
     return cases
 
 
@@ -94,10 +91,11 @@ def score_case(case: VerifyCase, found: Verification) -> CaseResult:
             used_gold.add(gi), used_returned.add(ri)
             matched[gi] = found.claims[ri]
     pairs = [
-        (claim.verdict, matched[gi].verdict, matched[gi].reason) if gi in matched
+        (claim.verdict, matched[gi].verdict, matched[gi].reason)
+        if gi in matched
         else (claim.verdict, "no match", "")
         for gi, (_, _, claim) in enumerate(gold)
-    ]  # fmt: skip
+    ]
     extra = [c.verdict for ri, c in enumerate(found.claims) if ri not in used_returned]
     return CaseResult(case.id, pairs, extra, found.milliseconds)
 
@@ -165,9 +163,21 @@ def cross_validate_thresholds(cases: list[VerifyCase], *, judge=None) -> dict:
     evidence_of = remembering_evidence()
     grid = [Thresholds(*values) for values in itertools.product(*GRID.values())]
     results = {
-        t: [score_case(c, answer_verify(answer=c.answer, as_of=c.as_of, thresholds=t, evidence_of=evidence_of, judge=judge)) for c in cases]
+        t: [
+            score_case(
+                c,
+                answer_verify(
+                    answer=c.answer,
+                    as_of=c.as_of,
+                    thresholds=t,
+                    evidence_of=evidence_of,
+                    judge=judge,
+                ),
+            )
+            for c in cases
+        ]
         for t in grid
-    }  # fmt: skip
+    }
     held_out: list[CaseResult | None] = [None] * len(cases)
     chosen = []
     groups = [case_group(case) for case in cases]

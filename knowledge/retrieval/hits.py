@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
+from knowledge.parsing import section_at
 from knowledge.retrieval.sql import VISIBLE_ON_DAY, vector_literal
 
 UNITS_PER_CONCEPT = 8
@@ -69,10 +70,13 @@ def load_hits(
     hits = []
     for row in kept:
         hit = ConceptHit(
-            concept=concepts[row["id"]], score=round(row["score"], 4),
-            concept_similarity=round(row["concept"], 4), unit_similarity=round(row["unit"], 4),
-            text_rank=round(row["text"], 4), below_quality=row["below"],
-        )  # fmt: skip
+            concept=concepts[row["id"]],
+            score=round(row["score"], 4),
+            concept_similarity=round(row["concept"], 4),
+            unit_similarity=round(row["unit"], 4),
+            text_rank=round(row["text"], 4),
+            below_quality=row["below"],
+        )
         hit.units = by_concept.get(row["id"], [])
         hits.append(hit)
     return hits, shown.topic
@@ -88,16 +92,24 @@ UNIT_COLUMNS_SHOWN = (
 )  # fmt: skip
 CONCEPT_COLUMNS_SHOWN = ("id", "taxonomy_id", "name", "category_id")
 CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
-# The innermost section of the unit's page that holds its quote (sections are in text
-# order, so the last one holding the offset), as knowledge.parsing.section_at finds it:
-# the section list stays in the database.
+
+
+def unit_part_url(unit: AtomicUnit) -> str:
+    """The address of the innermost section of the unit's page that holds its quote (a
+    guide's part, say), else of the page. The search reads the same in SQL (_PART_URL_SQL)."""
+    section = section_at(unit.snapshot.sections or [], unit.evidence_start)
+    return (section or {}).get("url") or unit.source.url
+
+
+# unit_part_url in SQL, so that the section list stays in the database: sections are in text
+# order, so the innermost holding the offset is the last.
 _PART_URL_SQL = """
     COALESCE(NULLIF((
         SELECT section->>'url' FROM jsonb_array_elements(ps.sections) WITH ORDINALITY AS s(section, n)
         WHERE (section->>'start')::int <= ranked.evidence_start AND ranked.evidence_start <= (section->>'end')::int
         ORDER BY n DESC LIMIT 1
     ), ''), src.url)
-"""  # fmt: skip
+"""
 
 
 @dataclass
@@ -156,8 +168,13 @@ def _concepts_with_best_units(
         WHERE c.id = ANY(%(concepts)s) OR c.id = %(topic)s
         ORDER BY c.id, best.distance
     """
-    params = {"q": vector_literal(vector), "concepts": concept_ids, "topic": topic_id,
-              "day": day, "per_concept": UNITS_PER_CONCEPT}  # fmt: skip
+    params = {
+        "q": vector_literal(vector),
+        "concepts": concept_ids,
+        "topic": topic_id,
+        "day": day,
+        "per_concept": UNITS_PER_CONCEPT,
+    }
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -185,7 +202,9 @@ def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
         if unit_values[0] is None:  # a concept without a unit to show
             continue
         unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
-        distance, _place, url, status, fetched_at, part_url, also_found_in = row[unit_start + unit_width :]  # fmt: skip
+        distance, _place, url, status, fetched_at, part_url, also_found_in = row[
+            unit_start + unit_width :
+        ]
         unit.distance = distance
         if unit.source_id not in sources:
             sources[unit.source_id] = _loaded(

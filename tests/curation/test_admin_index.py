@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 REVIEW = ["curation:review", "curation:review-decisions"]
 TAXONOMY = [
     "curation:taxonomy", "curation:taxonomy-flags", "curation:taxonomy-triage",
-    "curation:taxonomy-bootstrap", "curation:taxonomy-changes",
+    "curation:taxonomy-bootstrap", "curation:taxonomy-glossary", "curation:taxonomy-changes",
 ]  # fmt: skip
 JOBS = ["curation:jobs"]
 AUDIT = ["curation:audit", "curation:audit-results"]
@@ -41,3 +41,11 @@ def test_plain_staff_are_led_to_the_jobs_only(client):
 def test_a_superuser_is_led_everywhere_and_the_app_list_stays(client, superuser):
     assert _links(client, superuser) == set(REVIEW + TAXONOMY + AUDIT + JOBS)
     assert 'id="content-main"' in client.get(reverse("admin:index")).content.decode()
+
+
+def test_only_editors_are_led_to_the_glossary(client, editor, expert):
+    glossary = f'href="{reverse("curation:taxonomy-glossary")}"'
+    client.force_login(editor)
+    assert glossary in client.get(reverse("admin:index")).content.decode()
+    client.force_login(expert)
+    assert glossary not in client.get(reverse("admin:index")).content.decode()

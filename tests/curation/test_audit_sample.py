@@ -70,9 +70,10 @@ def test_the_draw_is_stratified_and_repeats_for_a_seed(expert):
     assert first.unit_ids != other.unit_ids
     assert len(set(first.unit_ids)) == 10
     assert first.stratification == {
-        "isa": {"live": 12, "drawn": 6}, "pensions": {"live": 6, "drawn": 3},
+        "isa": {"live": 12, "drawn": 6},
+        "pensions": {"live": 6, "drawn": 3},
         "vat": {"live": 2, "drawn": 1},
-    }  # fmt: skip
+    }
     isa = {u.pk for u in units["isa"]}
     assert sum(pk in isa for pk in first.unit_ids) == 6
 
@@ -101,9 +102,11 @@ def test_only_experts_and_editors_audit(expert, editor):
         )
     with pytest.raises(PermissionDenied):  # moving is the editors' service
         audit_unit_move(
-            sample_id=sample.pk, unit_id=sample.unit_ids[0], concept_id=ConceptFactory().pk,
+            sample_id=sample.pk,
+            unit_id=sample.unit_ids[0],
+            concept_id=ConceptFactory().pk,
             user=expert,
-        )  # fmt: skip
+        )
 
 
 def test_a_judgement_is_audited_replaced_and_reverted(expert):
@@ -113,9 +116,12 @@ def test_a_judgement_is_audited_replaced_and_reverted(expert):
     created = judgement_record(sample_id=sample.pk, unit_id=unit_id, answers=ALL_YES, user=expert)
     assert created.action == "audit.judge" and "right on every count" in created.summary
     replaced = judgement_record(
-        sample_id=sample.pk, unit_id=unit_id, answers={**ALL_YES, "useful": "no"}, user=expert,
+        sample_id=sample.pk,
+        unit_id=unit_id,
+        answers={**ALL_YES, "useful": "no"},
+        user=expert,
         note="navigation text",
-    )  # fmt: skip
+    )
     judgement = AuditJudgement.objects.get(sample=sample, unit_id=unit_id)
     assert judgement.useful == "no" and judgement.note == "navigation text"
     audit_change_revert(event_id=replaced.pk, user=expert)

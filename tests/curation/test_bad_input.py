@@ -39,13 +39,21 @@ def world():
         snapshot=snapshot, provider="heuristic", prompt_version="v1", status="succeeded"
     )
     item = ExtractionItem.objects.create(
-        run=run, snapshot=snapshot, kind=ExtractionItem.Kind.UNASSIGNED, reason="no concept",
+        run=run,
+        snapshot=snapshot,
+        kind=ExtractionItem.Kind.UNASSIGNED,
+        reason="no concept",
         proposal={"text": "x", "unit_type": "rule", "evidence_quote": "x"},
-    )  # fmt: skip
+    )
     return {
-        "concept": concept, "other": other, "proposal": proposal, "unit": unit,
-        "flag": flag, "item": item, "candidate": CandidateFactory(),
-    }  # fmt: skip
+        "concept": concept,
+        "other": other,
+        "proposal": proposal,
+        "unit": unit,
+        "flag": flag,
+        "item": item,
+        "candidate": CandidateFactory(),
+    }
 
 
 def _change(action):
@@ -54,32 +62,83 @@ def _change(action):
 
 # (screen, its URL, a valid POST, the field spoilt, the words naming that field on screen)
 EDITOR_POSTS = [
-    ("move", _change("move"), lambda w: {"unit": w["unit"].pk, "to": "isa.junior"}, "unit", "units"),
+    (
+        "move",
+        _change("move"),
+        lambda w: {"unit": w["unit"].pk, "to": "isa.junior"},
+        "unit",
+        "units",
+    ),
     ("move", _change("move"), lambda w: {"unit": w["unit"].pk, "to": "isa.junior"}, "to", "to"),
     ("move", _change("move"), lambda w: {"unit": w["unit"].pk, "to": "isa.junior"}, "note", "note"),
     ("rename", _change("rename"), lambda w: {"new_id": "isa.renamed"}, "new_id", "taxonomy_id"),
     ("merge", _change("merge"), lambda w: {"into": "isa.junior"}, "into", "into"),
     ("retire", _change("retire"), lambda w: {}, "note", "note"),
     ("edit", _change("edit"), lambda w: {"name": "N", "description": "D"}, "name", "name"),
-    ("edit", _change("edit"), lambda w: {"name": "N", "description": "D"}, "description",
-     "description"),
-    ("flags", lambda w: reverse("curation:taxonomy-flags-resolve"),
-     lambda w: {"decision": "dismiss", "flag": w["flag"].pk}, "flag", "flags"),
-    ("flags", lambda w: reverse("curation:taxonomy-flags-resolve"),
-     lambda w: {"decision": "dismiss", "flag": w["flag"].pk}, "note", "note"),
-    ("assign", lambda w: reverse("curation:taxonomy-item-assign", args=[w["item"].pk]),
-     lambda w: {"concept": "isa.allowance"}, "concept", "concept"),
-    ("discard", lambda w: reverse("curation:taxonomy-item-discard", args=[w["item"].pk]),
-     lambda w: {"reason": "duplicate"}, "reason", "reason"),
-    ("propose", lambda w: reverse("curation:taxonomy-bootstrap-propose", args=["isa"]),
-     lambda w: {"limit": "5"}, "limit", "limit"),
-    ("propose", lambda w: reverse("curation:taxonomy-bootstrap-propose", args=["isa"]),
-     lambda w: {"limit": "5"}, "prefix", "prefix"),
-    ("propose", lambda w: reverse("curation:taxonomy-bootstrap-propose", args=["isa"]),
-     lambda w: {"limit": "5"}, "url_prefixes", "url_prefixes"),
-    ("reextract", lambda w: reverse("curation:taxonomy-bootstrap-reextract", args=["isa"]),
-     lambda w: {}, "url_prefixes", "url_prefixes"),
-]  # fmt: skip
+    (
+        "edit",
+        _change("edit"),
+        lambda w: {"name": "N", "description": "D"},
+        "description",
+        "description",
+    ),
+    (
+        "flags",
+        lambda w: reverse("curation:taxonomy-flags-resolve"),
+        lambda w: {"decision": "dismiss", "flag": w["flag"].pk},
+        "flag",
+        "flags",
+    ),
+    (
+        "flags",
+        lambda w: reverse("curation:taxonomy-flags-resolve"),
+        lambda w: {"decision": "dismiss", "flag": w["flag"].pk},
+        "note",
+        "note",
+    ),
+    (
+        "assign",
+        lambda w: reverse("curation:taxonomy-item-assign", args=[w["item"].pk]),
+        lambda w: {"concept": "isa.allowance"},
+        "concept",
+        "concept",
+    ),
+    (
+        "discard",
+        lambda w: reverse("curation:taxonomy-item-discard", args=[w["item"].pk]),
+        lambda w: {"reason": "duplicate"},
+        "reason",
+        "reason",
+    ),
+    (
+        "propose",
+        lambda w: reverse("curation:taxonomy-bootstrap-propose", args=["isa"]),
+        lambda w: {"limit": "5"},
+        "limit",
+        "limit",
+    ),
+    (
+        "propose",
+        lambda w: reverse("curation:taxonomy-bootstrap-propose", args=["isa"]),
+        lambda w: {"limit": "5"},
+        "prefix",
+        "prefix",
+    ),
+    (
+        "propose",
+        lambda w: reverse("curation:taxonomy-bootstrap-propose", args=["isa"]),
+        lambda w: {"limit": "5"},
+        "url_prefixes",
+        "url_prefixes",
+    ),
+    (
+        "reextract",
+        lambda w: reverse("curation:taxonomy-bootstrap-reextract", args=["isa"]),
+        lambda w: {},
+        "url_prefixes",
+        "url_prefixes",
+    ),
+]
 
 
 @pytest.mark.parametrize("bad", BAD_VALUES.values(), ids=BAD_VALUES.keys())

@@ -52,18 +52,28 @@ def _vector(column):
 @pytest.fixture
 def judged(expert, editor):
     category = CategoryFactory(slug="isa", name="ISAs")
-    allowance = ConceptFactory(category=category, taxonomy_id="isa.allowance",
-                               name="ISA allowance", embedding=_vector(0))  # fmt: skip
-    junior = ConceptFactory(category=category, taxonomy_id="isa.junior",
-                            name="Junior ISA", embedding=_vector(1))  # fmt: skip
+    allowance = ConceptFactory(
+        category=category, taxonomy_id="isa.allowance", name="ISA allowance", embedding=_vector(0)
+    )
+    junior = ConceptFactory(
+        category=category, taxonomy_id="isa.junior", name="Junior ISA", embedding=_vector(1)
+    )
     units = []
-    for n, text in enumerate(["The allowance is £20,000.", "A junior account is for children.",
-                              "Claim online.", "The allowance is per tax year."]):  # fmt: skip
+    for n, text in enumerate(
+        [
+            "The allowance is £20,000.",
+            "A junior account is for children.",
+            "Claim online.",
+            "The allowance is per tax year.",
+        ]
+    ):
         snapshot = SnapshotFactory(text=text)
         run = ExtractionRun.objects.create(
-            snapshot=snapshot, provider="heuristic", prompt_version="v2",
+            snapshot=snapshot,
+            provider="heuristic",
+            prompt_version="v2",
             context={"category": "isa", "related_categories": []},
-        )  # fmt: skip
+        )
         concept = allowance if n != 1 else allowance  # the junior one is misfiled
         units.append(UnitFactory(concept=concept, snapshot=snapshot, extraction_run=run))
     sample = sample_draw(size=4, seed=3, user=expert)
@@ -75,8 +85,13 @@ def judged(expert, editor):
     }
     for unit_id in sample.unit_ids:
         right, note = notes[unit_id]
-        judgement_record(sample_id=sample.pk, unit_id=unit_id, user=expert, note=note,
-                         answers={**ANSWERS, "concept_right": right})  # fmt: skip
+        judgement_record(
+            sample_id=sample.pk,
+            unit_id=unit_id,
+            user=expert,
+            note=note,
+            answers={**ANSWERS, "concept_right": right},
+        )
     audit_unit_move(sample_id=sample.pk, unit_id=units[3].pk, concept_id=junior.pk, user=editor)
     return sample, units
 

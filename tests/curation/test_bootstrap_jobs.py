@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from curation.models import BootstrapJob
 from curation.services import bootstrap as bootstrap_services
-from curation.services.bootstrap_jobs import bootstrap_job_run, bootstrap_reextract_job_create
+from curation.services.bootstrap_jobs import bootstrap_job_run
+from curation.services.bootstrap_queue import bootstrap_reextract_job_create
 from curation.services.taxonomy import concept_approve
 from knowledge.models import AtomicUnit, Concept
 from knowledge.services import ingest
@@ -137,9 +138,13 @@ def test_an_unfinished_job_polls_its_progress_and_a_finished_one_stops(
     client, editor, new_category
 ):
     job = BootstrapJob.objects.create(
-        kind="reextract", category=new_category, created_by=editor, status="running",
-        total=4, done=1,
-    )  # fmt: skip
+        kind="reextract",
+        category=new_category,
+        created_by=editor,
+        status="running",
+        total=4,
+        done=1,
+    )
     client.force_login(editor)
     url = reverse("curation:bootstrap-job-progress", args=[job.pk])
     fragment = client.get(url).content.decode()
@@ -149,3 +154,20 @@ def test_an_unfinished_job_polls_its_progress_and_a_finished_one_stops(
     fragment = client.get(url).content.decode()
     assert "hx-trigger" not in fragment and "Done it." in fragment
     assert client.get(reverse("curation:bootstrap-job-progress", args=[999])).status_code == 404
+
+
+def test_creating_a_job_queues_its_task_once_committed(
+    editor, new_category, reextractions, django_capture_on_commit_callbacks
+):
+    """The service queues the task, not the screen, and only when the job is committed."""
+    _approve_some(new_category, editor)
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        job = bootstrap_reextract_job_create(
+            category_slug=new_category.slug, user=editor, url_prefixes=[PAGE]
+        )
+        assert queued == []  # nothing before the commit
+
+    assert len(queued) == 1
+    queued[0]()
+    job.refresh_from_db()
+    assert job.status == "finished" and len(reextractions) == 1

@@ -48,21 +48,25 @@ def new_category(tmp_path):
 
 
 def bootstrap(category, **kwargs):
-    return concepts_bootstrap(category_slug=category.slug, url_prefixes=[PAGE], prefix="lisa",
-                              provider="openai", **kwargs)  # fmt: skip
+    return concepts_bootstrap(
+        category_slug=category.slug, url_prefixes=[PAGE], prefix="lisa", provider="openai", **kwargs
+    )
 
 
 def test_llm_proposals_are_stored_as_proposed_without_claiming_to_be_heuristic(llm, new_category):
-    llm.answer({"concepts": [CHARGE, BONUS]}, model="reader", prompt_tokens=900,
-               completion_tokens=80)  # fmt: skip
+    llm.answer(
+        {"concepts": [CHARGE, BONUS]}, model="reader", prompt_tokens=900, completion_tokens=80
+    )
     report = bootstrap(new_category)
     assert report.proposed == ["lisa.withdrawal.charge", "lisa.government_bonus"]
     assert (report.provider, report.model, report.rejected) == ("openai", "reader", [])
     assert (report.pages, report.pages_read, report.prompt_tokens) == (1, 1, 900)
     charge = Concept.objects.get(taxonomy_id="lisa.withdrawal.charge")
     assert (charge.status, charge.name, charge.description) == (
-        "proposed", CHARGE["name"], CHARGE["description"]
-    )  # fmt: skip
+        "proposed",
+        CHARGE["name"],
+        CHARGE["description"],
+    )
     proposals = Concept.objects.filter(category=new_category, status="proposed")
     assert not any("heuristic" in c.description.lower() for c in proposals)
     event = AuditEvent.objects.get(action="concept.propose")
@@ -73,26 +77,41 @@ def test_llm_proposals_are_stored_as_proposed_without_claiming_to_be_heuristic(l
 
 
 def test_invalid_proposals_are_dropped_and_counted_never_stored(llm, new_category):
-    llm.answer({"concepts": [
-        CHARGE,
-        {"id_suffix": "Bonus Amount", "name": "Bonus", "description": "The bonus you get."},
-        {"id_suffix": "bonus", "name": "Bonus", "description": "Too short"},
-        {"id_suffix": "first_home", "name": "", "description": "Buying a first home with it."},
-        {"id_suffix": "eligibility", "name": "Eligibility", "description": "Who can open one."},
-        CHARGE,
-    ]})  # fmt: skip
+    llm.answer(
+        {
+            "concepts": [
+                CHARGE,
+                {"id_suffix": "Bonus Amount", "name": "Bonus", "description": "The bonus you get."},
+                {"id_suffix": "bonus", "name": "Bonus", "description": "Too short"},
+                {
+                    "id_suffix": "first_home",
+                    "name": "",
+                    "description": "Buying a first home with it.",
+                },
+                {
+                    "id_suffix": "eligibility",
+                    "name": "Eligibility",
+                    "description": "Who can open one.",
+                },
+                CHARGE,
+            ]
+        }
+    )
     report = bootstrap(new_category)
     assert report.proposed == ["lisa.withdrawal.charge"]
     assert report.existing == ["lisa.eligibility"]  # valid, but the id is taken
     assert len(report.rejected) == 4
     reasons = " | ".join(report.rejected)
-    for why in ("'lisa.Bonus Amount': the id", "'lisa.bonus': the description is shorter",
-                "'lisa.first_home': the name", "'lisa.withdrawal.charge': the answer proposes "
-                "it twice"):  # fmt: skip
+    for why in (
+        "'lisa.Bonus Amount': the id",
+        "'lisa.bonus': the description is shorter",
+        "'lisa.first_home': the name",
+        "'lisa.withdrawal.charge': the answer proposes it twice",
+    ):
         assert why in reasons
-    assert set(Concept.objects.filter(category=new_category).values_list("taxonomy_id", flat=True)) == {
-        "lisa.eligibility", "lisa.withdrawal.charge"
-    }  # fmt: skip
+    assert set(
+        Concept.objects.filter(category=new_category).values_list("taxonomy_id", flat=True)
+    ) == {"lisa.eligibility", "lisa.withdrawal.charge"}
 
 
 @pytest.mark.parametrize(
@@ -118,10 +137,15 @@ def test_the_heuristic_stays_the_default_whatever_llm_provider_says(llm, new_cat
 
 
 def test_the_command_asks_the_llm_and_reports_drops_and_tokens(llm, new_category, capsys):
-    llm.answer({"concepts": [CHARGE, {"id_suffix": "x", "name": "X", "description": "x"}]},
-               model="reader", prompt_tokens=700, completion_tokens=60)  # fmt: skip
-    call_command("bootstrap_concepts", new_category.slug, pages=[PAGE], prefix="lisa",
-                 provider="openai")  # fmt: skip
+    llm.answer(
+        {"concepts": [CHARGE, {"id_suffix": "x", "name": "X", "description": "x"}]},
+        model="reader",
+        prompt_tokens=700,
+        completion_tokens=60,
+    )
+    call_command(
+        "bootstrap_concepts", new_category.slug, pages=[PAGE], prefix="lisa", provider="openai"
+    )
     out = capsys.readouterr().out
     assert "proposed lisa.withdrawal.charge" in out and "dropped  'lisa.x'" in out
     assert "1 concepts proposed from 1 pages (openai)" in out

@@ -73,9 +73,11 @@ def _run(target, outcomes: dict, key: str, **kwargs):
 
 def _ordinals(concept) -> list[int]:
     return list(
-        AtomicUnit.objects.alive().filter(concept=concept).order_by("ordinal")
+        AtomicUnit.objects.alive()
+        .filter(concept=concept)
+        .order_by("ordinal")
         .values_list("ordinal", flat=True)
-    )  # fmt: skip
+    )
 
 
 def test_two_moves_into_one_concept_both_land_numbered_in_turn(django_user_model, monkeypatch):
@@ -95,8 +97,9 @@ def test_two_moves_into_one_concept_both_land_numbered_in_turn(django_user_model
 
     assert all(isinstance(outcome, AuditEvent) for outcome in outcomes.values()), outcomes
     assert _ordinals(target) == [1, 2, 3]
-    assert set(AtomicUnit.objects.filter(pk__in=[a.pk, b.pk]).values_list("concept", flat=True)) \
-        == {target.pk}  # fmt: skip
+    assert set(
+        AtomicUnit.objects.filter(pk__in=[a.pk, b.pk]).values_list("concept", flat=True)
+    ) == {target.pk}
 
 
 def test_a_move_racing_an_extraction_into_the_same_concept_numbers_both(
@@ -173,9 +176,13 @@ def test_two_experts_and_an_editor_on_one_concept_lose_and_duplicate_nothing(
     hold = Hold(monkeypatch, taxonomy_services, "detector_checks_clear")
     outcomes = {}
     move = _run(
-        units_move, outcomes, "editor", unit_ids=[u.pk for u in arriving],
-        concept_id=concept.pk, user=editor,
-    )  # fmt: skip
+        units_move,
+        outcomes,
+        "editor",
+        unit_ids=[u.pk for u in arriving],
+        concept_id=concept.pk,
+        user=editor,
+    )
     assert hold.reached.wait(timeout=10)
     experts = [
         _run(candidate_flag_for_deletion, outcomes, "alice", candidate_id=first.pk, user=alice),

@@ -18,8 +18,14 @@ TEXT = "You can save up to £20,000 in ISAs in the 2025 to 2026 tax year."
 
 def _on_page(concept, url, text=TEXT, **fields):
     snapshot = SnapshotFactory(source=SourceFactory(url=url), text=f"Intro. {text} More.")
-    return UnitFactory(concept=concept, snapshot=snapshot, evidence_quote=text, text=text,
-                     valid_from=dt.date(2025, 4, 6), **fields)  # fmt: skip
+    return UnitFactory(
+        concept=concept,
+        snapshot=snapshot,
+        evidence_quote=text,
+        text=text,
+        valid_from=dt.date(2025, 4, 6),
+        **fields,
+    )
 
 
 def test_the_same_rule_on_three_pages_becomes_one_unit_found_on_all(editor):

@@ -40,9 +40,11 @@ def vocab():
     )
     term = GlossaryTerm.objects.create(term="ISA", means="Individual Savings Account", category=isa)
     event = LifeEvent.objects.create(
-        slug="adopting_a_llama", name="Adopting a llama",
-        triggers=["adopting a llama", "new llama"], searches=LLAMA_SEARCHES,
-    )  # fmt: skip
+        slug="adopting_a_llama",
+        name="Adopting a llama",
+        triggers=["adopting a llama", "new llama"],
+        searches=LLAMA_SEARCHES,
+    )
     return {"isa": isa, "junior": junior, "retired": retired, "term": term, "event": event}
 
 
@@ -182,8 +184,9 @@ def test_changes_are_posts_only_and_unknown_things_are_404(editor_client, vocab)
 
 
 def test_the_screen_lists_terms_and_life_events(editor_client, vocab):
-    GlossaryTerm.objects.create(term="PA", means="Personal Allowance", match_case=True,
-                                concept=vocab["junior"])  # fmt: skip
+    GlossaryTerm.objects.create(
+        term="PA", means="Personal Allowance", match_case=True, concept=vocab["junior"]
+    )
     page = page_of(editor_client.get(GLOSSARY_URL))
     row = page[page.index('id="term-') :]
     assert "<code>ISA</code>" in page and "Individual Savings Account" in page
@@ -223,17 +226,25 @@ def test_adding_a_term_is_audited_and_shown(editor_client, editor, vocab):
     assert (event.target_type, event.target_id) == ("glossaryterm", term.pk)
     assert event.before == {"glossary_term": {str(term.pk): None}}
     assert event.after["glossary_term"][str(term.pk)] == {
-        "term": "XQJ", "means": "Junior ISA", "match_case": False,
-        "concept": vocab["junior"].pk, "category": None,
-    }  # fmt: skip
+        "term": "XQJ",
+        "means": "Junior ISA",
+        "match_case": False,
+        "concept": vocab["junior"].pk,
+        "category": None,
+    }
     assert f"Added glossary term XQJ → Junior ISA (audit entry #{event.pk})" in page
     assert f'id="vocabulary-change-{event.pk}"' in page
 
 
 def test_editing_and_deleting_a_term_are_audited(editor_client, vocab):
     term = vocab["term"]
-    data = {"term": "ISA", "means": "Individual Savings Account", "match_case": "on",
-            "category": "", "concept": "isa.junior.allowance"}  # fmt: skip
+    data = {
+        "term": "ISA",
+        "means": "Individual Savings Account",
+        "match_case": "on",
+        "category": "",
+        "concept": "isa.junior.allowance",
+    }
     page = page_of(editor_client.post(change_url("terms", term, "edit"), data, **HTMX))
     term.refresh_from_db()
     assert (term.match_case, term.category_id, term.concept_id) == (True, None, vocab["junior"].pk)
@@ -259,8 +270,11 @@ def test_life_events_are_added_edited_and_deleted_with_audit(editor_client, edit
     assert boat.searches == ["boat stamp duty", "boat insurance tax", "boat licence costs"]
     assert (last_event().action, last_event().actor) == ("life_event.create", editor)
 
-    data = {"name": "Buying a boat or barge", "triggers": "buying a boat\n\n  a barge  \n",
-            "searches": "boat stamp duty\nbarge licence\nmooring fees\nboat insurance tax"}  # fmt: skip
+    data = {
+        "name": "Buying a boat or barge",
+        "triggers": "buying a boat\n\n  a barge  \n",
+        "searches": "boat stamp duty\nbarge licence\nmooring fees\nboat insurance tax",
+    }
     page = page_of(editor_client.post(change_url("life-events", boat, "edit"), data, **HTMX))
     boat.refresh_from_db()
     assert boat.triggers == ["buying a boat", "a barge"] and len(boat.searches) == 4
@@ -292,14 +306,26 @@ def test_a_plain_form_post_redirects_back_with_a_message(editor_client, vocab):
     [
         ({"term": "  ", "means": "Junior ISA"}, "The term was not added: term: must not be blank"),
         ({"term": "XQJ", "means": ""}, "means: must not be blank"),
-        ({"term": "isa", "means": "individual savings account"}, "means: the glossary has ISA → Individual Savings Account already"),
-        ({"term": "XQJ", "means": "Junior ISA", "concept": "isa.nothing"}, "concept: no concept or old id"),
-        ({"term": "XQJ", "means": "Junior ISA", "concept": "isa.old_topic"}, "concept: isa.old_topic is retired"),
+        (
+            {"term": "isa", "means": "individual savings account"},
+            "means: the glossary has ISA → Individual Savings Account already",
+        ),
+        (
+            {"term": "XQJ", "means": "Junior ISA", "concept": "isa.nothing"},
+            "concept: no concept or old id",
+        ),
+        (
+            {"term": "XQJ", "means": "Junior ISA", "concept": "isa.old_topic"},
+            "concept: isa.old_topic is retired",
+        ),
         ({"term": "XQJ", "means": "Junior ISA", "category": "nowhere"}, "category: no category"),
         ({"term": "X" * 65, "means": "Junior ISA"}, "term: at most 64 characters"),
-        ({"term": "XQJ", "means": "Junior ISA", "note": "n" * 2001}, "note: at most 2000 characters"),
+        (
+            {"term": "XQJ", "means": "Junior ISA", "note": "n" * 2001},
+            "note: at most 2000 characters",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_term_says_which_field_and_changes_nothing(editor_client, vocab, data, message):
     before = vocabulary_state()
     page = page_of(editor_client.post(add_url("terms"), data, **HTMX))
@@ -397,13 +423,18 @@ def test_the_services_name_unknown_links_and_blank_phrases(editor, vocab):
 
 def test_a_life_event_phrase_has_its_blanks_collapsed(editor, vocab):
     services.life_event_update(
-        life_event_id=vocab["event"].pk, name=" Adopting  a llama ",
-        triggers=["adopting   a llama"], searches=["a  b", "c", "d"], user=editor,
-    )  # fmt: skip
+        life_event_id=vocab["event"].pk,
+        name=" Adopting  a llama ",
+        triggers=["adopting   a llama"],
+        searches=["a  b", "c", "d"],
+        user=editor,
+    )
     event = LifeEvent.objects.get(pk=vocab["event"].pk)
     assert (event.name, event.triggers, event.searches) == (
-        "Adopting  a llama", ["adopting a llama"], ["a b", "c", "d"],
-    )  # fmt: skip
+        "Adopting  a llama",
+        ["adopting a llama"],
+        ["a b", "c", "d"],
+    )
 
 
 # --- an edit on the screen changes the next search --------------------------------------------
@@ -458,9 +489,14 @@ def test_a_glossary_change_is_reverted_and_the_next_search_sees_the_revert(edito
     created = services.glossary_term_create(term="XQJ", means="Junior ISA", user=editor)
     assert any("Junior ISA" in text for text in search_texts("Can I open an XQJ?"))
     edited = services.glossary_term_update(
-        term_id=GlossaryTerm.objects.get(term="XQJ").pk, term="XQJ", means="Lifetime ISA", match_case=False,
-        concept_id=None, category_id=None, user=editor,
-    )  # fmt: skip
+        term_id=GlossaryTerm.objects.get(term="XQJ").pk,
+        term="XQJ",
+        means="Lifetime ISA",
+        match_case=False,
+        concept_id=None,
+        category_id=None,
+        user=editor,
+    )
     assert any("Lifetime ISA" in text for text in search_texts("Can I open an XQJ?"))
 
     taxonomy_change_revert(event_id=edited.pk, user=editor)
@@ -477,9 +513,12 @@ def test_a_life_event_change_is_reverted(editor, vocab):
 
     event = vocab["event"]
     changed = services.life_event_update(
-        life_event_id=event.pk, name=event.name, triggers=event.triggers,
-        searches=["llama feed costs", "llama insurance", "llama vet bills"], user=editor,
-    )  # fmt: skip
+        life_event_id=event.pk,
+        name=event.name,
+        triggers=event.triggers,
+        searches=["llama feed costs", "llama insurance", "llama vet bills"],
+        user=editor,
+    )
     taxonomy_change_revert(event_id=changed.pk, user=editor)
     event.refresh_from_db()
     assert event.searches == LLAMA_SEARCHES

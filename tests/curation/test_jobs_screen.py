@@ -133,10 +133,22 @@ def test_heuristic_provider_is_never_presented_as_an_llm(client, editor, running
 
 def test_token_and_cost_totals_across_extraction_runs(client, editor, running_extraction):
     llm_job = ExtractionJob.objects.create(provider="openai", total=2)
-    make_run(llm_job, "succeeded", model="gpt-4o-mini", prompt_tokens=1200,
-             completion_tokens=300, cost=Decimal("0.00036"))  # fmt: skip
-    make_run(llm_job, "succeeded", model="gpt-4o-mini", prompt_tokens=800,
-             completion_tokens=200, cost=Decimal("0.00024"))  # fmt: skip
+    make_run(
+        llm_job,
+        "succeeded",
+        model="gpt-4o-mini",
+        prompt_tokens=1200,
+        completion_tokens=300,
+        cost=Decimal("0.00036"),
+    )
+    make_run(
+        llm_job,
+        "succeeded",
+        model="gpt-4o-mini",
+        prompt_tokens=800,
+        completion_tokens=200,
+        cost=Decimal("0.00024"),
+    )
     client.force_login(editor)
     page = client.get(JOBS_URL).content.decode()
     assert "LLM (OpenAI-compatible)" in page and "gpt-4o-mini" in page

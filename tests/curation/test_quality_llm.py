@@ -37,18 +37,30 @@ def isa():
 
 def belongs(prompt_tokens=300, completion_tokens=20):
     return dict(
-        content={"belongs": True, "suggested_concept": None, "confidence": 0.9,
-                 "reason": "It states the Junior ISA limit."},
-        model="judge", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-    )  # fmt: skip
+        content={
+            "belongs": True,
+            "suggested_concept": None,
+            "confidence": 0.9,
+            "reason": "It states the Junior ISA limit.",
+        },
+        model="judge",
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+    )
 
 
 def misplaced_in(concept_id, prompt_tokens=320, completion_tokens=25):
     return dict(
-        content={"belongs": False, "suggested_concept": concept_id, "confidence": 0.8,
-                 "reason": "It is the adult ISA allowance."},
-        model="judge", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-    )  # fmt: skip
+        content={
+            "belongs": False,
+            "suggested_concept": concept_id,
+            "confidence": 0.8,
+            "reason": "It is the adult ISA allowance.",
+        },
+        model="judge",
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+    )
 
 
 def answer(fake, reply):
@@ -65,8 +77,11 @@ def test_the_llm_flags_what_it_says_is_misplaced_with_its_reason_and_tokens(llm,
     assert flag.reason == "LLM (judge, confidence 0.80): It is the adult ISA allowance."
     assert flag.margin is None  # no vector evidence claimed for an LLM's doubt
     assert (report.provider, report.model, report.units_checked, report.flags_raised) == (
-        "openai", "judge", 2, 1
-    )  # fmt: skip
+        "openai",
+        "judge",
+        2,
+        1,
+    )
     assert (report.prompt_tokens, report.completion_tokens, report.provider_errors) == (620, 45, 0)
     first, second = llm.requests
     assert at_home.text in first.prompt and misplaced.text in second.prompt

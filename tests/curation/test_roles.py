@@ -1,8 +1,9 @@
 import pytest
 from django.contrib.auth import authenticate
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import AnonymousUser, Group
+from django.core.exceptions import PermissionDenied
 
-from curation.roles import DOMAIN_EXPERT, EDITOR, ROLE_PERMISSIONS
+from curation.roles import DOMAIN_EXPERT, EDITOR, ROLE_PERMISSIONS, require_role
 from curation.services.users import DemoModeRequired, demo_users_create
 
 pytestmark = pytest.mark.django_db
@@ -37,3 +38,11 @@ def test_demo_users_get_roles_and_working_random_passwords(settings):
     again = {login.username: login for login in demo_users_create()}
     assert again["editor"].password != logins["editor"].password
     assert authenticate(username="editor", password=logins["editor"].password) is None
+
+
+def test_a_refusal_names_the_roles_that_may_and_what_they_may_do(expert, editor):
+    require_role(editor, "knowledge.change_concept", action="change the taxonomy")
+    with pytest.raises(PermissionDenied, match=r"^Only editors may change the taxonomy\.$"):
+        require_role(expert, "knowledge.change_concept", action="change the taxonomy")
+    with pytest.raises(PermissionDenied, match=r"^Only domain experts and editors may judge"):
+        require_role(AnonymousUser(), "curation.judge_auditsample", action="judge audit samples")

@@ -27,17 +27,32 @@ pytestmark = pytest.mark.django_db
 Status = SupersedingCandidate.Status
 
 
-def candidate(*, cosine: float = 0.9, confidence: float = 0.8, status: str = Status.PENDING,
-              similarity: float = 0.5, older=None, newer=None) -> SupersedingCandidate:  # fmt: skip
+def candidate(
+    *,
+    cosine: float = 0.9,
+    confidence: float = 0.8,
+    status: str = Status.PENDING,
+    similarity: float = 0.5,
+    older=None,
+    newer=None,
+) -> SupersedingCandidate:
     concept = (older or newer).concept if (older or newer) else ConceptFactory()
     older = older or UnitFactory(concept=concept)
     newer = newer or UnitFactory(concept=concept)
     return SupersedingCandidate.objects.create(
-        older=older, newer=newer, concept=concept, text_similarity=similarity, cosine=cosine,
-        same_rule=True, confidence=confidence, rationale="r", adjudicator="heuristic",
-        newer_basis="later valid_from", status=status,
+        older=older,
+        newer=newer,
+        concept=concept,
+        text_similarity=similarity,
+        cosine=cosine,
+        same_rule=True,
+        confidence=confidence,
+        rationale="r",
+        adjudicator="heuristic",
+        newer_basis="later valid_from",
+        status=status,
         decided_at=None if status == Status.PENDING else timezone.now(),
-    )  # fmt: skip
+    )
 
 
 def test_precision_by_cosine_and_confidence_band():
@@ -48,8 +63,10 @@ def test_precision_by_cosine_and_confidence_band():
     candidate(cosine=1.0, confidence=1.0, status=Status.APPROVED)
     report = superseding_quality()
     assert (report.proposals, report.decided, report.pending) == (5, 4, 1)
-    cosine = {band.label: (band.correct, band.wrong, band.pending, band.precision)
-              for band in report.by_cosine}  # fmt: skip
+    cosine = {
+        band.label: (band.correct, band.wrong, band.pending, band.precision)
+        for band in report.by_cosine
+    }
     assert cosine == {
         "0.80–0.85": (1, 1, 0, 0.5),
         "0.85–0.90": (1, 0, 0, 1.0),
@@ -90,8 +107,11 @@ def test_the_report_says_so_when_there_is_nothing_to_report(tmp_path):
 
 
 def gold_file(tmp_path):
-    values = [("11850", "2018-04-06", "2019-04-05"), ("12500", "2019-04-06", "2021-04-05"),
-              ("12570", "2021-04-06", None)]  # fmt: skip
+    values = [
+        ("11850", "2018-04-06", "2019-04-05"),
+        ("12500", "2019-04-06", "2021-04-05"),
+        ("12570", "2021-04-06", None),
+    ]
     fact = {
         "fact_id": "income_tax.personal_allowance",
         "category": "Income Tax",
@@ -114,7 +134,7 @@ def gold_file(tmp_path):
                 "period_consistent": True,
             }
             for value, start, _ in values
-        ],  # fmt: skip
+        ],
     }
     path = tmp_path / "gold.json"
     path.write_text(json.dumps([fact]))
@@ -132,7 +152,7 @@ def chain_units():
             value_amount=Decimal(amount),
             value_unit="GBP",
             valid_from=dt.date(year, 4, 6),
-        )  # fmt: skip
+        )
         for amount, year in (("11850", 2018), ("12500", 2019), ("12570", 2021), ("100", 2020))
     }
     elsewhere = ConceptFactory()
@@ -164,8 +184,13 @@ def test_gold_check_scores_steps_recall_and_precision(tmp_path, chain_units):
 def test_report_command_with_a_gold_file(tmp_path, chain_units):
     candidate(older=chain_units["11850"], newer=chain_units["12500"])
     out = StringIO()
-    call_command("superseding_report", gold=str(gold_file(tmp_path)), sample=5,
-                 json_path=str(tmp_path / "r.json"), stdout=out)  # fmt: skip
+    call_command(
+        "superseding_report",
+        gold=str(gold_file(tmp_path)),
+        sample=5,
+        json_path=str(tmp_path / "r.json"),
+        stdout=out,
+    )
     text = out.getvalue()
     assert "11850 → 12500: found (1 proposals" in text
     assert "recall: 1/2 steps (50%)" in text

@@ -197,15 +197,28 @@ def _item(*, quote: str, kind="unassigned", **proposal):
         snapshot=snapshot, provider="heuristic", prompt_version="v1", status="done"
     )
     data = {
-        "unit_type": "threshold", "text": "Junior ISA limit £9,000", "concept_id": None,
-        "evidence_quote": quote, "valid_from": "2025-04-06", "valid_to": "2026-04-05",
-        "value_amount": "9000", "value_unit": "GBP", "value_period": "year",
-        "example_of": None, "validity_basis": "quote", "section": "", "candidates": [],
-    } | proposal  # fmt: skip
+        "unit_type": "threshold",
+        "text": "Junior ISA limit £9,000",
+        "concept_id": None,
+        "evidence_quote": quote,
+        "valid_from": "2025-04-06",
+        "valid_to": "2026-04-05",
+        "value_amount": "9000",
+        "value_unit": "GBP",
+        "value_period": "year",
+        "example_of": None,
+        "validity_basis": "quote",
+        "section": "",
+        "candidates": [],
+    } | proposal
     return ExtractionItem.objects.create(
-        run=run, snapshot=snapshot, kind=kind, reason_code="no_confident_concept",
-        reason="no concept beat the runner-up", proposal=data,
-    )  # fmt: skip
+        run=run,
+        snapshot=snapshot,
+        kind=kind,
+        reason_code="no_confident_concept",
+        reason="no concept beat the runner-up",
+        proposal=data,
+    )
 
 
 def test_assigning_an_item_creates_its_unit_with_verified_evidence_and_reverts(editor):

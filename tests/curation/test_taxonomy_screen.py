@@ -2,6 +2,7 @@
 flags, triage, bootstrap, the change log with reverts; who may use them; CSRF; htmx fragments."""
 
 import datetime as dt
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -270,8 +271,10 @@ def test_a_move_may_name_the_target_by_an_old_id(editor_client, editor, isa):
     ],
 )
 def test_a_bad_move_says_why_and_changes_nothing(editor_client, isa, data, message):
-    data = {k: [isa["units"][0].pk if v == "UNIT" else v for v in vs] if isinstance(vs, list) else vs
-            for k, vs in data.items()}  # fmt: skip
+    data = {
+        k: [isa["units"][0].pk if v == "UNIT" else v for v in vs] if isinstance(vs, list) else vs
+        for k, vs in data.items()
+    }
     page = page_of(editor_client.post(change_url(isa["junior"], "move"), data, **HTMX))
     assert "Units were not moved" in page and message in page
     assert 'class="tx-notice error"' in page
@@ -374,19 +377,26 @@ def test_a_plain_form_post_redirects_back_with_a_message(editor_client, isa):
 @pytest.fixture
 def flags(isa):
     misplaced = QualityFlag.objects.create(
-        unit=isa["units"][1], kind=QualityFlag.Kind.MISPLACED, raised_by="heuristic",
-        reason="closer to isa.allowance than to its own concept", margin=0.0712,
+        unit=isa["units"][1],
+        kind=QualityFlag.Kind.MISPLACED,
+        raised_by="heuristic",
+        reason="closer to isa.allowance than to its own concept",
+        margin=0.0712,
         suggested_concept=isa["general"],
-    )  # fmt: skip
+    )
     stale = QualityFlag.objects.create(
-        unit=isa["units"][2], kind=QualityFlag.Kind.STALE_SOURCE, raised_by="openai",
+        unit=isa["units"][2],
+        kind=QualityFlag.Kind.STALE_SOURCE,
+        raised_by="openai",
         reason="its page changed since extraction",
-    )  # fmt: skip
+    )
     other_category = UnitFactory(concept=ConceptFactory(category=CategoryFactory(slug="pensions")))
     elsewhere = QualityFlag.objects.create(
-        unit=other_category, kind=QualityFlag.Kind.UNVERIFIED_EVIDENCE, raised_by="heuristic",
+        unit=other_category,
+        kind=QualityFlag.Kind.UNVERIFIED_EVIDENCE,
+        raised_by="heuristic",
         reason="quote not found in the page",
-    )  # fmt: skip
+    )
     return {"misplaced": misplaced, "stale": stale, "elsewhere": elsewhere}
 
 
@@ -463,16 +473,29 @@ def make_item(*, quote: str, kind="unassigned", candidates=()):
         snapshot=snapshot, provider="heuristic", prompt_version="v1", status="done"
     )
     proposal = {
-        "unit_type": "threshold", "text": "Junior ISA limit £9,000", "concept_id": None,
-        "evidence_quote": quote, "valid_from": "2025-04-06", "valid_to": "2026-04-05",
-        "value_amount": "9000", "value_unit": "GBP", "value_period": "year",
-        "example_of": None, "validity_basis": "quote", "section": "", "candidates": [],
-    }  # fmt: skip
+        "unit_type": "threshold",
+        "text": "Junior ISA limit £9,000",
+        "concept_id": None,
+        "evidence_quote": quote,
+        "valid_from": "2025-04-06",
+        "valid_to": "2026-04-05",
+        "value_amount": "9000",
+        "value_unit": "GBP",
+        "value_period": "year",
+        "example_of": None,
+        "validity_basis": "quote",
+        "section": "",
+        "candidates": [],
+    }
     return ExtractionItem.objects.create(
-        run=run, snapshot=snapshot, kind=kind, reason_code="no_confident_concept",
-        reason="no concept beat the runner-up by the margin", proposal=proposal,
+        run=run,
+        snapshot=snapshot,
+        kind=kind,
+        reason_code="no_confident_concept",
+        reason="no concept beat the runner-up by the margin",
+        proposal=proposal,
         candidates=[list(pair) for pair in candidates],
-    )  # fmt: skip
+    )
 
 
 def test_triage_lists_items_with_the_best_candidate_filled_in(editor_client, isa):
@@ -484,9 +507,24 @@ def test_triage_lists_items_with_the_best_candidate_filled_in(editor_client, isa
     assert "Junior ISA limit £9,000" in page and "up to £9,000 into a Junior ISA" in page
     assert "no concept beat the runner-up by the margin" in page
     assert f'id="assign-{item.pk}" name="concept" value="isa.junior.allowance"' in page
-    assert page.index("score 0.640") < page.index("score 0.610")
+    best, runner_up = "<li><code>isa.junior.allowance</code>", "<li><code>isa.allowance</code>"
+    assert page.index(best) < page.index(runner_up)
     fragment = page_of(editor_client.get(TRIAGE_URL, {"kind": "rejected"}, **HTMX))
     assert fragment.lstrip().startswith('<div id="item-list"') and "Nothing to triage" in fragment
+
+
+def test_a_candidates_score_is_shown_within_0_to_1_and_explained(editor_client, isa):
+    make_item(
+        quote="up to £9,000",
+        candidates=[("isa.junior.allowance", 1.066), ("isa.allowance", 0.3), ("isa.gone", -0.2)],
+    )
+    page = page_of(editor_client.get(TRIAGE_URL))
+    assert "1.066" not in page
+    shown = re.findall(r'<span class="tx-score" title="([^"]+)">match (\d\.\d\d)</span>', page)
+    values = [float(value) for _, value in shown]
+    assert len(values) == 3 and values == sorted(values, reverse=True)
+    assert 0 < values[0] < 1 and values[-1] == 0  # a share of the highest score possible
+    assert all("similarity" in title and "1 would be" in title for title, _ in shown)
 
 
 def test_a_renamed_candidate_is_offered_by_its_new_id(editor_client, editor, isa):
@@ -686,9 +724,11 @@ def test_a_revert_from_a_notice_returns_to_its_page(editor_client, editor, isa):
 
 def test_only_taxonomy_changes_are_reverted_here(editor_client, isa):
     decision = AuditEvent.objects.create(
-        action="candidate.approve", target_type="concept", target_id=isa["junior"].pk,
+        action="candidate.approve",
+        target_type="concept",
+        target_id=isa["junior"].pk,
         summary="not a taxonomy change",
-    )  # fmt: skip
+    )
     url = reverse("curation:taxonomy-change-revert", args=[decision.pk])
     assert editor_client.post(url, **HTMX).status_code == 404
     assert editor_client.post(f"{CHANGES_URL}999999/revert/", **HTMX).status_code == 404

@@ -59,5 +59,8 @@ def test_an_expert_judges_two_units_with_the_keyboard(page, transactional_db):
     )
     assert (first.concept_right, first.value_right, first.useful) == ("yes", "na", "no")
     assert (second.concept_right, second.standalone, second.type_right, second.useful) == (
-        "yes", "no", "na", "yes",
-    )  # fmt: skip
+        "yes",
+        "no",
+        "na",
+        "yes",
+    )

@@ -19,9 +19,13 @@ def extraction_job_one_of_three_done() -> ExtractionJob:
     job = ExtractionJob.objects.create(provider="heuristic", total=3, created_by="operator")
     for status, made in (("succeeded", 4), ("running", 0), ("pending", 0)):
         ExtractionRun.objects.create(
-            snapshot=SnapshotFactory(), job=job, provider="heuristic", prompt_version="v1",
-            status=status, units_made=made,
-        )  # fmt: skip
+            snapshot=SnapshotFactory(),
+            job=job,
+            provider="heuristic",
+            prompt_version="v1",
+            status=status,
+            units_made=made,
+        )
     return job
 
 

@@ -64,31 +64,53 @@ def knowledge_base(transactional_db):
     allowance = Concept.objects.get(taxonomy_id="income_tax.personal_allowance")
     isa = Concept.objects.get(taxonomy_id="isa.annual_allowance")
     pa_old = threshold_unit(
-        allowance, url="https://www.gov.uk/government/publications/rates-2019-to-2020",
-        page=PA_PAGE, sentence=PA_OLD, amount=12500, valid_from=dt.date(2019, 4, 6),
-    )  # fmt: skip
+        allowance,
+        url="https://www.gov.uk/government/publications/rates-2019-to-2020",
+        page=PA_PAGE,
+        sentence=PA_OLD,
+        amount=12500,
+        valid_from=dt.date(2019, 4, 6),
+    )
     pa_new = threshold_unit(
-        allowance, url="https://www.gov.uk/income-tax-rates",
-        page=PA_PAGE, sentence=PA_NEW, amount=12570, valid_from=dt.date(2021, 4, 6),
-    )  # fmt: skip
+        allowance,
+        url="https://www.gov.uk/income-tax-rates",
+        page=PA_PAGE,
+        sentence=PA_NEW,
+        amount=12570,
+        valid_from=dt.date(2021, 4, 6),
+    )
     isa_old = threshold_unit(
-        isa, url="https://www.gov.uk/individual-savings-accounts",
-        page=ISA_PAGE, sentence=ISA_OLD, amount=20000, valid_from=dt.date(2017, 4, 6),
-    )  # fmt: skip
+        isa,
+        url="https://www.gov.uk/individual-savings-accounts",
+        page=ISA_PAGE,
+        sentence=ISA_OLD,
+        amount=20000,
+        valid_from=dt.date(2017, 4, 6),
+    )
     isa_new = threshold_unit(
-        isa, url="https://www.gov.uk/lifetime-isa",
-        page=ISA_PAGE, sentence=ISA_NEW, amount=20000, valid_from=dt.date(2024, 4, 6),
-    )  # fmt: skip
+        isa,
+        url="https://www.gov.uk/lifetime-isa",
+        page=ISA_PAGE,
+        sentence=ISA_NEW,
+        amount=20000,
+        valid_from=dt.date(2024, 4, 6),
+    )
     concepts_embed()
     units_embed()
     uprating = CandidateFactory(
-        older=pa_old, newer=pa_new, confidence=0.93,
+        older=pa_old,
+        newer=pa_new,
+        confidence=0.93,
         rationale="Same threshold with a new amount from a later tax year.",
-    )  # fmt: skip
+    )
     different = CandidateFactory(
-        older=isa_old, newer=isa_new, confidence=0.61, text_similarity=0.62, cosine=0.84,
+        older=isa_old,
+        newer=isa_new,
+        confidence=0.61,
+        text_similarity=0.62,
+        cosine=0.84,
         rationale="Both state the £20,000 ISA allowance.",
-    )  # fmt: skip
+    )
     return uprating, different
 
 

@@ -12,18 +12,32 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("category", help="category slug")
-        parser.add_argument("--pages", nargs="+", metavar="URL_PREFIX",
-                            help="the category's pages (default: pages extraction placed in it)")  # fmt: skip
+        parser.add_argument(
+            "--pages",
+            nargs="+",
+            metavar="URL_PREFIX",
+            help="the category's pages (default: pages extraction placed in it)",
+        )
         parser.add_argument("--prefix", help="first segment of the proposed ids")
         parser.add_argument("--limit", type=int, default=15)
         parser.add_argument("--dry-run", action="store_true")
-        parser.add_argument("--provider", choices=["heuristic", "openai"], default=None,
-                            help="default: heuristic (offline), whatever LLM_PROVIDER says")  # fmt: skip
+        parser.add_argument(
+            "--provider",
+            choices=["heuristic", "openai"],
+            default=None,
+            help="default: heuristic (offline), whatever LLM_PROVIDER says",
+        )
 
     def handle(self, *args, category, pages, prefix, limit, dry_run, provider, **options):
         try:
-            report = concepts_bootstrap(category_slug=category, prefix=prefix, url_prefixes=pages,
-                                        limit=limit, dry_run=dry_run, provider=provider)  # fmt: skip
+            report = concepts_bootstrap(
+                category_slug=category,
+                prefix=prefix,
+                url_prefixes=pages,
+                limit=limit,
+                dry_run=dry_run,
+                provider=provider,
+            )
         except BootstrapRefused as exc:
             raise CommandError(str(exc)) from exc
         for taxonomy_id in report.proposed:
@@ -41,9 +55,11 @@ class Command(BaseCommand):
             f"screen, then run `python manage.py reextract_category {category}`"
         )
         if report.rejected:
-            self.stdout.write(self.style.WARNING(
-                f"{len(report.rejected)} proposal(s) of the LLM dropped as unusable (above)"
-            ))  # fmt: skip
+            self.stdout.write(
+                self.style.WARNING(
+                    f"{len(report.rejected)} proposal(s) of the LLM dropped as unusable (above)"
+                )
+            )
         if report.prompt_tokens or report.completion_tokens:
             self.stdout.write(
                 f"tokens: {report.prompt_tokens} prompt, {report.completion_tokens} completion "

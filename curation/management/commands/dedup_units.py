@@ -42,8 +42,11 @@ class Command(BaseCommand):
             "(in a superseding chain)"
         )
         if json:
-            payload = {"groups": [asdict(g) for g in report.groups],
-                       "units_removed": report.units_removed, "dry_run": dry_run}  # fmt: skip
+            payload = {
+                "groups": [asdict(g) for g in report.groups],
+                "units_removed": report.units_removed,
+                "dry_run": dry_run,
+            }
             json.write_text(_dumps(payload), encoding="utf-8")
 
 

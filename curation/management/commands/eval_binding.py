@@ -24,9 +24,11 @@ class Command(BaseCommand):
         parser.add_argument("--sample", type=int, metavar="ID", help="only this audit sample")
         parser.add_argument("--folds", type=int, default=5, help="folds of pages (default 5)")
         parser.add_argument(
-            "--target", type=float, default=0.9,
+            "--target",
+            type=float,
+            default=0.9,
             help="precision the binding margin is chosen to reach (default 0.9)",
-        )  # fmt: skip
+        )
 
     def handle(self, *args, sample=None, folds=5, target=0.9, **options):
         if sample is not None and not AuditSample.objects.filter(pk=sample).exists():
@@ -68,8 +70,10 @@ class Command(BaseCommand):
                 f"  margin {row.margin:.3f}: {row.kept} bound, {row.right} right ({share:.0%})"
             )
         for margin, kept, right, size in report.folds:
-            self.stdout.write(f"  fold: chose {margin:.3f}: {right}/{kept} right, {size - kept} "
-                              f"of {size} to triage")  # fmt: skip
+            self.stdout.write(
+                f"  fold: chose {margin:.3f}: {right}/{kept} right, {size - kept} "
+                f"of {size} to triage"
+            )
         size, kept, right = report.cross_validated
         share = right / kept if kept else 0.0
         self.stdout.write(

@@ -16,8 +16,9 @@ class Command(BaseCommand):
         from knowledge.providers import get_provider
 
         try:
-            report = category_reextract(category_slug=category, url_prefixes=pages,
-                                        provider=get_provider(provider))  # fmt: skip
+            report = category_reextract(
+                category_slug=category, url_prefixes=pages, provider=get_provider(provider)
+            )
         except (BootstrapRefused, ExtractionFailed) as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(
