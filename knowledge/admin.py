@@ -3,6 +3,7 @@ from django.db import models
 from django.db.models import Count
 from django.utils import timezone
 
+from knowledge.domain.temporal import TemporalStatus
 from knowledge.models import (
     AtomicUnit,
     Category,
@@ -19,7 +20,6 @@ from knowledge.models import (
     Source,
     UnitSighting,
 )
-from knowledge.temporal import TemporalStatus
 
 
 class ViewOnlyAdmin(admin.ModelAdmin):

@@ -66,6 +66,14 @@ def ensure_allowed_url(url: str) -> None:
         raise RefusedTarget(f"refused {url!r}: only {ALLOWED_HOST} may be requested")
 
 
+# Rate limiting and retries stay hand-written: the libraries weighed need as much glue as they
+# save. tenacity parses no Retry-After, so a custom wait, a result predicate for 429/5xx and a
+# give-up callback come out longer than the loop below. stamina retries only on exceptions,
+# does not cap a Retry-After wait and has no sleep to replace in tests. httpx-retries retries
+# inside the transport, out of reach of the rate limiter, and not while the body is read. Of
+# the rate limiters, pyrate-limiter counts whole requests per window (bursts, not an even
+# spacing) behind a background thread, and limits only answers yes or no, leaving the waiting
+# to us.
 class RateLimiter:
     """At most `per_second` request starts a second, shared by all threads of a client."""
 

@@ -18,14 +18,8 @@ from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from markdown_it import MarkdownIt
 
 from knowledge.documents import GOVUK_ORIGIN, PageDocument, PagePart
+from knowledge.text.normalise import normalise_inline
 
-QUOTES = str.maketrans(
-    {
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-    }
-)  # fmt: skip
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 _SPACES = re.compile(r"\s+")
 _BLOCK_TAGS = {
     "p", "div", "section", "article", "main", "aside", "header", "footer", "blockquote",
@@ -35,13 +29,6 @@ _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _DROP = {"script", "style", "noscript", "template", "svg", "button", "form"}
 _BOILERPLATE = {"skip contents", "contents", "print this guide", "print entire guide"}
 _markdown = MarkdownIt("commonmark", {"html": True}).enable("table")
-
-
-def normalise_inline(text: str) -> str:
-    """Entities unescaped, curly quotes straight, odd spaces plain, whitespace collapsed."""
-    text = html.unescape(text).translate(QUOTES)
-    text = _INVISIBLE.sub("", text)
-    return _SPACES.sub(" ", text).strip()
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Count, Q
 
-from knowledge.evidence import evidence_matches
 from knowledge.models import AtomicUnit, Category, Concept, ConceptAlias, PageSnapshot, Source
+from knowledge.text.evidence import evidence_matches
 
 
 def knowledge_base_counts() -> dict[str, int]:

@@ -52,26 +52,41 @@ def page_pipeline(job_id: int, ref: str):
     return page_fetch_extract(job_id, ref) | embed_units.si()
 
 
-@shared_task(acks_late=True)
-def extract_ingested(job_id: int, ref: str) -> str:
-    """Extract the snapshot a page's ingestion just stored, when it is new or changed."""
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=(RetryableExtractionFailure,),
+    retry_backoff=30,  # seconds: at most 30, 60, 120 before attempts 2, 3, 4
+    retry_jitter=True,
+    max_retries=3,
+)
+def extract_ingested(self, job_id: int, ref: str) -> str:
+    """Extract the snapshot a page's ingestion just stored, when it is new or changed; a
+    transient LLM error (timeout, rate limit, 5xx) is retried."""
+    from knowledge.providers import ProviderTransientError
     from knowledge.services.extract import ExtractionFailed, snapshot_extract
 
-    item = ingest.IngestItem.objects.filter(job_id=job_id, ref=ref).first()
-    if item is None or item.outcome not in ("new", "changed") or item.snapshot_id is None:
+    snapshot_id = ingest.ingested_snapshot_id(job_id=job_id, ref=ref)
+    if snapshot_id is None:
         return "nothing new"
     try:
-        return snapshot_extract(snapshot_id=item.snapshot_id).status
+        return snapshot_extract(snapshot_id=snapshot_id).status
     except ExtractionFailed as exc:
+        if isinstance(exc.__cause__, ProviderTransientError) and _retries_left(self):
+            raise RetryableExtractionFailure(exc.run.error) from exc
         return exc.run.status
     except SoftTimeLimitExceeded:  # the run is failed with the reason; the job's embedding
-        return "failed"  # pass, waiting for every page, still runs
+        return "failed"  # step, waiting for every page, still runs
 
 
-@shared_task
-def fetch_source(source_id: int) -> None:
-    job = ingest.source_fetch_job_create(source_id=source_id)
-    ingest_page.delay(job.pk, job.refs[0])
+def _retries_left(task) -> bool:
+    """Whether a failed attempt should be retried rather than stand as the run's result.
+
+    Run eagerly (no worker: the CLI and tests), Celery would retry at once, without the
+    backoff, so the failed run stands. The last attempt returns the run's status instead of
+    raising, so that the chord waiting on it (the job's embedding step) still completes.
+    """
+    return not task.request.is_eager and task.request.retries < task.max_retries
 
 
 @shared_task
@@ -87,51 +102,6 @@ def refresh_all_sources() -> int | None:
         return None
     ingest_batch.delay(job.pk, extract=True)  # changed pages are re-extracted
     return job.pk
-
-
-@shared_task(
-    bind=True,
-    acks_late=True,
-    autoretry_for=(RetryableExtractionFailure,),
-    retry_backoff=30,  # seconds: at most 30, 60, 120 before attempts 2, 3, 4
-    retry_jitter=True,
-    max_retries=3,
-)
-def extract_snapshot(self, snapshot_id: int, provider: str | None = None) -> str:
-    """Extract one snapshot; a transient LLM error (timeout, rate limit, 5xx) is retried."""
-    from knowledge.providers import ProviderTransientError, get_provider
-    from knowledge.services.extract import ExtractionFailed, snapshot_extract
-
-    try:
-        return snapshot_extract(snapshot_id=snapshot_id, provider=get_provider(provider)).status
-    except ExtractionFailed as exc:
-        if isinstance(exc.__cause__, ProviderTransientError) and _retries_left(self):
-            raise RetryableExtractionFailure(exc.run.error) from exc
-        return exc.run.status
-    except SoftTimeLimitExceeded:  # as in extract_ingested: the run is failed with the
-        return "failed"  # reason, and the job's chord still reaches its embedding step
-
-
-def _retries_left(task) -> bool:
-    """Whether a failed attempt should be retried rather than stand as the run's result.
-
-    Run eagerly (no worker: the CLI and tests), Celery would retry at once, without the
-    backoff, so the failed run stands. The last attempt returns the run's status instead of
-    raising, so that a chord waiting on it (extract_job, then embedding) still completes.
-    """
-    return not task.request.is_eager and task.request.retries < task.max_retries
-
-
-@shared_task
-def extract_job(job_id: int) -> None:
-    from knowledge.models import ExtractionJob
-
-    job = ExtractionJob.objects.get(pk=job_id)
-    snapshot_ids = list(job.runs.values_list("snapshot_id", flat=True))
-    chord_body = group(
-        extract_snapshot.s(snapshot_id, job.provider) for snapshot_id in snapshot_ids
-    )
-    (chord_body | embed_units.si()).apply_async()
 
 
 @shared_task

@@ -18,8 +18,8 @@ from ninja.responses import Status
 from ninja.security import HttpBearer
 
 from knowledge import selectors
+from knowledge.domain.questions import ConversationTurn
 from knowledge.models import AtomicUnit
-from knowledge.providers.types import ConversationTurn
 from knowledge.query.search import question_plan, question_search
 from knowledge.retrieval import SearchError, SearchParams
 from knowledge.verification.check import answer_verify
@@ -39,6 +39,7 @@ from navigator.schemas import (
     VerifyOut,
 )
 from navigator.throttling import AuthFailureLimit, TokenRateThrottle, client_ip
+from navigator.tools import search_tool_definition, verify_tool_definition
 
 AUTH_FAILURES = AuthFailureLimit(settings.API_AUTH_FAILURE_RATE)
 # Per token, counted in the shared cache; unauthenticated callers are refused before it.
@@ -48,7 +49,9 @@ TOKEN_THROTTLE = TokenRateThrottle(settings.API_THROTTLE_RATE)
 class TooManyAuthFailures(HttpError):
     def __init__(self, wait: int):
         self.wait = wait
-        super().__init__(429, f"too many failed authentications from this address: retry in {wait} s")  # fmt: skip
+        super().__init__(
+            429, f"too many failed authentications from this address: retry in {wait} s"
+        )
 
 
 class BodyTooLarge(HttpError):
@@ -106,9 +109,13 @@ def _refused(request, status: int, detail: str, *, kind: str = ""):
     services.query_log_count_repeat(
         group=AUTH_FAILURES.window_key(request, kind or str(status)),
         window_seconds=AUTH_FAILURES.counter.duration,
-        endpoint=request.path[:100], status_code=status, outcome="invalid", error=detail,
-        client_address=client_ip(request), token=getattr(request, "auth", None),
-    )  # fmt: skip
+        endpoint=request.path[:100],
+        status_code=status,
+        outcome="invalid",
+        error=detail,
+        client_address=client_ip(request),
+        token=getattr(request, "auth", None),
+    )
     return api.create_response(
         request, {"outcome": "invalid", "detail": detail, "fields": []}, status=status
     )
@@ -190,7 +197,7 @@ def search(request, payload: SearchIn):
     `conversation`, abbreviations are expanded, a date in the words sets `as_of` when none is
     sent, and a broad life situation is searched as several specific questions, merged."""
     started = time.perf_counter()
-    params = SearchParams(**payload.dict(exclude={"conversation"}))
+    params = payload.search_params()
     answered = question_search(params=params, conversation=_turns(payload))
     result = answered.result
     body = presenters.search_payload(answered)
@@ -198,10 +205,16 @@ def search(request, payload: SearchIn):
 
     def log() -> None:
         _log(
-            request, status=200, query=payload.query, params=_logged_params(payload),
-            outcome=result.outcome, reasons=result.reasons, analysis=body["analysis"],
-            result_concepts=[hit.concept.taxonomy_id for hit in result.concepts], timings_ms=body["timings_ms"],
-        )  # fmt: skip
+            request,
+            status=200,
+            query=payload.query,
+            params=_logged_params(payload),
+            outcome=result.outcome,
+            reasons=result.reasons,
+            analysis=body["analysis"],
+            result_concepts=[hit.concept.taxonomy_id for hit in result.concepts],
+            timings_ms=body["timings_ms"],
+        )
 
     # The presenter builds exactly SearchOut (tests/navigator/test_api.py holds it to the
     # schema), so ninja's second validation of ~40 units is skipped.
@@ -222,9 +235,13 @@ def analyze(request, payload: QuestionIn):
     )
     body = plan.as_json()
     _log(
-        request, status=200, query=payload.query, params=_logged_params(payload),
-        analysis=body, timings_ms={"analysis": plan.milliseconds},
-    )  # fmt: skip
+        request,
+        status=200,
+        query=payload.query,
+        params=_logged_params(payload),
+        analysis=body,
+        timings_ms={"analysis": plan.milliseconds},
+    )
     return body
 
 
@@ -236,15 +253,22 @@ def verify(request, payload: VerifyIn):
     `unsupported`), a typed reason, the units that decide it and, for a contradiction, the
     value the knowledge base holds. Amounts, rates, periods and dates are compared exactly."""
     checked = answer_verify(
-        answer=payload.answer, as_of=payload.as_of, cited_unit_ids=payload.cited_unit_ids,
-        judge=claim_judge(), asked=_last_question(payload.conversation),
-    )  # fmt: skip
+        answer=payload.answer,
+        as_of=payload.as_of,
+        cited_unit_ids=payload.cited_unit_ids,
+        judge=claim_judge(),
+        asked=_last_question(payload.conversation),
+    )
     body = presenters.verification_payload(checked)
     _log(
-        request, status=200, query=payload.answer[:2000], params={"as_of": str(checked.as_of)},
-        outcome="ok", reasons=sorted({c["verdict"] for c in body["claims"]}),
+        request,
+        status=200,
+        query=payload.answer[:2000],
+        params={"as_of": str(checked.as_of)},
+        outcome="ok",
+        reasons=sorted({c["verdict"] for c in body["claims"]}),
         timings_ms=body["timings_ms"],
-    )  # fmt: skip
+    )
     return body
 
 
@@ -259,7 +283,7 @@ def _turns(payload: QuestionIn) -> list[ConversationTurn]:
 
 def _logged_params(payload: QuestionIn) -> dict:
     """The request as logged: the conversation by its size (its words stay with the caller)."""
-    params = payload.dict(exclude={"query", "conversation"}, exclude_none=True)
+    params = payload.model_dump(exclude={"query", "conversation"}, exclude_none=True)
     params["as_of"] = str(payload.as_of) if payload.as_of else None
     if payload.conversation:
         params["conversation_turns"] = len(payload.conversation)
@@ -342,9 +366,9 @@ def health(request):
 
 @api.get("/tool", auth=None, summary="The knowledgeBaseSearch tool definition for LLM agents")
 def tool(request):
-    return services.tool_definition()
+    return search_tool_definition()
 
 
 @api.get("/tools", auth=None, summary="Every tool definition for LLM agents (search, verify)")
 def tools(request):
-    return [services.tool_definition(), services.verify_tool_definition()]
+    return [search_tool_definition(), verify_tool_definition()]

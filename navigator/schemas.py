@@ -6,7 +6,10 @@ import datetime as dt
 from typing import Literal
 
 from ninja import Field, Schema
-from pydantic import BaseModel, field_validator, model_validator
+from pydantic import BaseModel, field_validator
+
+from knowledge.retrieval import Question, SearchParams
+from knowledge.retrieval.params import sane_day, storable_text
 
 Outcome = Literal["ok", "low_confidence", "no_match", "invalid"]
 
@@ -34,7 +37,7 @@ class TurnIn(Schema):
             raise ValueError(
                 f"is {len(value)} characters: at most {MAX_TURN_CHARS} a turn (shorten or summarise it)"
             )
-        return _storable(value)
+        return storable_text(value)
 
 
 def conversation_bounded(turns: list[TurnIn], *, before: str) -> list[TurnIn]:
@@ -50,24 +53,16 @@ def conversation_bounded(turns: list[TurnIn], *, before: str) -> list[TurnIn]:
     return turns
 
 
-class QuestionIn(Schema):
-    """A user's question and, mid-conversation, the turns before it."""
+class ConversationIn(BaseModel):
+    """The turns before a question, for follow-ups."""
 
-    query: str = Field(
-        ..., min_length=1, max_length=2000, description="The user's question or search words"
-    )
     conversation: list[TurnIn] = Field(
         default_factory=list,
         description=(
             f"The turns before `query`, oldest first, each {{role: user|assistant, content}}: at "
-            f"most {MAX_TURNS} turns and {MAX_CONVERSATION_CHARS} characters in all. A follow-up "
-            "('and for a Junior one?') is understood from them."
+            f"most {MAX_TURNS} turns and {MAX_CONVERSATION_CHARS} characters in all, so that a "
+            "follow-up ('and for a Junior one?') is understood. Omit for a first question."
         ),
-    )
-    as_of: dt.date | None = Field(
-        None,
-        description="Answer as on this date (YYYY-MM-DD); without it, a date in the question's "
-        "words ('in 2018/19', 'last tax year') is used, else today",
     )
 
     @field_validator("conversation")
@@ -75,88 +70,20 @@ class QuestionIn(Schema):
     def _conversation_bounded(cls, turns: list[TurnIn]) -> list[TurnIn]:
         return conversation_bounded(turns, before="the query")
 
-    @field_validator("query")
-    @classmethod
-    def _query_has_words(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must contain words, not only spaces")
-        return _storable(value)
 
-    @field_validator("as_of")
-    @classmethod
-    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
-        return _sane_day(value)
+class QuestionIn(ConversationIn, Question):
+    """A user's question and, mid-conversation, the turns before it."""
 
 
-class SearchIn(QuestionIn):
-    k: int = Field(5, ge=1, le=50, description="Concepts wanted")
-    floor: float | None = Field(
-        None,
-        ge=0,
-        le=1,
-        description="Similarity below which nothing is considered (default per embedding model)",
-    )
-    quality: float | None = Field(
-        None,
-        ge=0,
-        le=1,
-        description="Similarity a result needs to count as good (default per embedding model)",
-    )
-    min_results: int | None = Field(
-        None,
-        ge=0,
-        le=50,
-        description="Top up to this many from below-quality results (default min(3, k))",
-    )
-    categories: list[str] = Field(
-        default_factory=list, max_length=23, description="Category slugs to search in"
-    )
-    include_historical: bool = Field(False, description="Also return historical and upcoming units")
-    token_budget: int = Field(
-        8000, ge=100, le=100_000, description="Tokens for the assembled context"
-    )
-    mode: Literal["concept", "units", "both"] | None = Field(
-        None, description="How concepts are scored"
-    )
-    hybrid: bool | None = Field(None, description="Fuse full-text ranks with vector ranks")
+class SearchIn(ConversationIn, SearchParams):
+    """A search's parameters (their bounds held once, in `SearchParams`) and the turns
+    before its question."""
 
-    @field_validator("categories")
-    @classmethod
-    def _storable_categories(cls, value: list[str]) -> list[str]:
-        return [_storable(text) for text in value]
-
-    @model_validator(mode="after")
-    def _floor_not_above_quality(self) -> SearchIn:
-        if self.floor is not None and self.quality is not None and self.floor > self.quality:
-            raise ValueError("floor must not be above quality")
-        if self.min_results is None:
-            self.min_results = min(3, self.k)
-        if self.min_results > self.k:
-            raise ValueError("min_results must not be above k")
-        return self
-
-
-def _sane_day(value: dt.date | None) -> dt.date | None:
-    if value is not None and not dt.date(1990, 1, 1) <= value <= dt.date(2100, 12, 31):
-        raise ValueError("must be between 1990-01-01 and 2100-12-31")
-    return value
-
-
-def _storable(text: str) -> str:
-    # PostgreSQL text cannot hold them: refused here, not by the database.
-    if "\x00" in text:
-        raise ValueError("must not contain a NUL byte")
-    if not text.isascii() and not _encodable(text):
-        raise ValueError("must be valid Unicode (no lone surrogates)")
-    return text
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
+    def search_params(self) -> SearchParams:
+        """The parameters alone, without validating them again."""
+        return SearchParams.model_construct(
+            **{name: getattr(self, name) for name in SearchParams.model_fields}
+        )
 
 
 class ValueOut(Out):
@@ -360,12 +287,12 @@ class VerifyIn(Schema):
             raise ValueError(
                 f"is {len(value)} characters: at most {MAX_ANSWER_CHARS} (check it in parts)"
             )
-        return _storable(value)
+        return storable_text(value)
 
     @field_validator("as_of")
     @classmethod
     def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
-        return _sane_day(value)
+        return sane_day(value)
 
 
 class ClaimUnitOut(Out):

@@ -13,7 +13,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from knowledge.embeddings import count_tokens, get_embedder
-from knowledge.models import Category
 from navigator.models import AccessEvent, ApiToken, QueryLog, hash_token
 from navigator.throttling import WindowCounter
 
@@ -133,9 +132,13 @@ def query_log_purge(*, older_than_days: int, actor=None) -> int:
 
 
 def access_event_record(
-    *, kind: str, actor=None, username: str = "", client_address: str | None = None,
+    *,
+    kind: str,
+    actor=None,
+    username: str = "",
+    client_address: str | None = None,
     detail: str = "",
-) -> AccessEvent:  # fmt: skip
+) -> AccessEvent:
     return AccessEvent.objects.create(
         kind=kind,
         actor=actor if actor is not None and actor.is_authenticated else None,
@@ -212,111 +215,6 @@ def _embedder_status() -> str:
     embedder = get_embedder()
     loaded = getattr(embedder, "_model", True) is not None
     return f"{embedder.name} ({'loaded' if loaded else 'loads on first query'})"
-
-
-def tool_definition() -> dict:
-    """The OpenAI tool that downstream agents register, describing what the KB covers."""
-    names = ", ".join(Category.objects.order_by("order").values_list("name", flat=True))
-    return {
-        "type": "function",
-        "function": {
-            "name": "knowledgeBaseSearch",
-            "description": (
-                "Search Navigator, a citation-grounded knowledge base of UK personal-finance rules "
-                f"taken from gov.uk, for facts with their sources and validity dates. Covers: {names}. "
-                "Use it instead of memory for any UK figure, threshold, eligibility rule or procedure; "
-                "quote the returned sources. An outcome other than 'ok' means the knowledge base "
-                "does not hold a reliable answer: say so rather than guessing."
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "query": {
-                        "type": "string",
-                        "description": "The user's latest question, in their own words",
-                    },
-                    "conversation": _conversation_parameter(
-                        "The turns before `query`, oldest first (at most 12, 8000 characters in "
-                        "all), so that a follow-up such as 'and for a Junior one?' is understood. "
-                        "Omit for a first question."
-                    ),
-                    "as_of": {
-                        "type": "string",
-                        "format": "date",
-                        "description": (
-                            "Date the answer should hold on (YYYY-MM-DD); omit for a date "
-                            "named in the question ('in 2018/19'), else today"
-                        ),
-                    },
-                    "categories": {
-                        "type": "array",
-                        "items": {"type": "string"},
-                        "description": "Optional category slugs to search in",
-                    },
-                    "include_historical": {
-                        "type": "boolean",
-                        "description": "Also return past and upcoming figures",
-                    },
-                },
-                "required": ["query"],
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
-def verify_tool_definition() -> dict:
-    """The OpenAI tool with which an agent checks its drafted answer before a user sees it."""
-    return {
-        "type": "function",
-        "function": {
-            "name": "knowledgeBaseVerify",
-            "description": (
-                "Check a drafted answer about UK personal finance against Navigator's "
-                "knowledge base before showing it. Returns each claim with a verdict: supported, "
-                "contradicted (with the value the knowledge base holds) or unsupported. Correct "
-                "contradicted claims and do not state unsupported ones as fact."
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "answer": {"type": "string", "description": "The drafted answer"},
-                    "as_of": {
-                        "type": "string",
-                        "format": "date",
-                        "description": "The date the answer speaks about (YYYY-MM-DD); omit for today",
-                    },
-                    "cited_unit_ids": {
-                        "type": "array",
-                        "items": {"type": "integer"},
-                        "description": "Ids of the units the answer was drafted from",
-                    },
-                    "conversation": _conversation_parameter(
-                        "The turns before the answer, oldest first (at most 12, 8000 characters "
-                        "in all): the latest user turn is the question the answer replies to."
-                    ),
-                },
-                "required": ["answer"],
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
-def _conversation_parameter(description: str) -> dict:
-    return {
-        "type": "array",
-        "description": description,
-        "items": {
-            "type": "object",
-            "properties": {
-                "role": {"type": "string", "enum": ["user", "assistant"]},
-                "content": {"type": "string"},
-            },
-            "required": ["role", "content"],
-            "additionalProperties": False,
-        },
-    }
 
 
 def demo_api_token() -> str:

@@ -21,7 +21,16 @@ from django.core.cache import BaseCache, caches
 from django.http import HttpRequest
 from ninja.throttling import BaseThrottle
 
-PERIOD_SECONDS = {"sec": 1, "min": 60, "hour": 3600, "day": 86400, "s": 1, "m": 60, "h": 3600, "d": 86400}  # fmt: skip
+PERIOD_SECONDS = {
+    "sec": 1,
+    "min": 60,
+    "hour": 3600,
+    "day": 86400,
+    "s": 1,
+    "m": 60,
+    "h": 3600,
+    "d": 86400,
+}
 
 
 def parse_rate(rate: str) -> tuple[int, int]:

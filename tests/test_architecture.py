@@ -6,8 +6,11 @@ makes `make test` alone enough to see a broken layer.
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import grimp
@@ -15,6 +18,7 @@ import grimp
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("navigator", "curation", "knowledge")
 MAX_MODULE_LINES = 500
+SKIP_MARKER = "# fmt" + ": skip"  # spelled in two, so this file does not count itself
 
 
 def test_import_contracts_are_kept():
@@ -23,6 +27,57 @@ def test_import_contracts_are_kept():
         [str(lint_imports), "--no-cache"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_knowledge_has_layers_of_its_own_above_pure_text_readers():
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    contracts = contracts["contracts"]
+    assert len(contracts) >= 4
+    inside = [
+        c for c in contracts if c["type"] == "layers" and c.get("containers") == ["knowledge"]
+    ]
+    assert inside and inside[0]["layers"][-1] == "text"
+    readers = {path.stem for path in (ROOT / "knowledge" / "text").glob("*.py")}
+    assert {"amounts", "dates", "question_dates", "glossary", "compare", "words"} <= readers
+    loose = {path.stem for path in (ROOT / "knowledge").glob("*.py")}
+    assert not loose & {"textfacts", "temporal", "question_dates", "glossary", "unitcompare"}
+
+
+def test_the_formatter_formats_all_but_a_few_tables():
+    skipped = sum(
+        path.read_text(encoding="utf-8").count(SKIP_MARKER)
+        for package in (*PACKAGES, "tests")
+        for path in (ROOT / package).rglob("*.py")
+    )
+    assert skipped <= 20
+
+
+def test_every_celery_task_has_a_caller():
+    """A task nothing queues, chains or schedules is dead code that still looks like a job."""
+    sources = {
+        path: path.read_text(encoding="utf-8")
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
+    }
+    tasks = {
+        node.name: path
+        for path, text in sources.items()
+        if path.name == "tasks.py"
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.FunctionDef)
+        and any("shared_task" in ast.unparse(d) for d in node.decorator_list)
+    }
+    assert tasks
+    uncalled = [
+        name
+        for name in tasks
+        if not any(
+            re.search(rf"\b{name}\b(?!\()", text.replace(f"def {name}(", ""))
+            for text in sources.values()
+        )
+    ]
+    assert uncalled == []
 
 
 def test_no_module_imports_itself_through_others():

@@ -27,28 +27,6 @@ class TemporalStatus(StrEnum):
     UPCOMING = "upcoming"
 
 
-TAX_YEAR_START_MONTH = 4
-TAX_YEAR_START_DAY = 6
-
-
-def tax_year_start_year(day: dt.date) -> int:
-    """The calendar year in which the tax year containing `day` began."""
-    if (day.month, day.day) >= (TAX_YEAR_START_MONTH, TAX_YEAR_START_DAY):
-        return day.year
-    return day.year - 1
-
-
-def tax_year_bounds(start_year: int) -> tuple[dt.date, dt.date]:
-    """First and last day of the tax year that starts in `start_year` (e.g. 2024 -> 2024-25)."""
-    first = dt.date(start_year, TAX_YEAR_START_MONTH, TAX_YEAR_START_DAY)
-    last = dt.date(start_year + 1, TAX_YEAR_START_MONTH, TAX_YEAR_START_DAY - 1)
-    return first, last
-
-
-def tax_year_label(start_year: int) -> str:
-    return f"{start_year}-{(start_year + 1) % 100:02d}"
-
-
 # --- the rule ---------------------------------------------------------------------------------
 
 # How a unit's date stands to the day: (Python test, ORM lookup).

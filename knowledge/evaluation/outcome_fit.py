@@ -113,7 +113,9 @@ def model_fit(items: list[Labelled], *, target: float = FALSE_REFUSAL_TARGET, cv
     """The model on all the questions, as `outcome_model()` reads it."""
     model = _fit(items)
     return {
-        "weights": {name: round(float(w), 4) for name, w in zip(SIGNALS, model.coef_[0], strict=True)},
+        "weights": {
+            name: round(float(w), 4) for name, w in zip(SIGNALS, model.coef_[0], strict=True)
+        },
         "bias": round(float(model.intercept_[0]), 4),
         "threshold": round(_threshold(model, items, target=target), 4),
         "fitted": {
@@ -124,7 +126,7 @@ def model_fit(items: list[Labelled], *, target: float = FALSE_REFUSAL_TARGET, cv
                 k: v for k, v in cv.items() if k not in ("by_kind", "reliability_plot", "model")
             },
         },
-    }  # fmt: skip
+    }
 
 
 def model_write(data: dict, path: Path = MODEL_FILE) -> Path:

@@ -17,14 +17,14 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from knowledge.evaluation.gold import error_text
+from knowledge.domain.questions import ConversationTurn
 from knowledge.evaluation.outcome_fit import Labelled
 from knowledge.models import AtomicUnit
-from knowledge.parsing import normalise_inline
-from knowledge.providers.types import ConversationTurn
 from knowledge.query.search import question_search
 from knowledge.retrieval import SearchParams, SearchResult, concept_search
 from knowledge.retrieval.outcome import nothing_near
+from knowledge.text.normalise import normalise_inline
+from knowledge.validation import first_error
 
 REFUSALS = ("no_match", "low_confidence")
 
@@ -102,15 +102,8 @@ def load_questions(path: Path) -> list[DevQuestion]:
         try:
             questions.append(DevQuestion.model_validate_json(line))
         except ValidationError as error:
-            raise QuestionFileError(f"line {number}: {_line_problem(error)}") from None
+            raise QuestionFileError(f"line {number}: {first_error(error)}") from None
     return questions
-
-
-def _line_problem(error: ValidationError) -> str:
-    first = error.errors()[0]
-    if first["type"] == "json_invalid":
-        return f"not JSON ({first['ctx']['error']})"
-    return error_text(first, loc=first["loc"])
 
 
 def normal_url(url: str) -> str:
@@ -144,12 +137,21 @@ def evaluate_question(
         wide, _ = _searched(question, k=10, analysed=analysed, **overrides)
         covered = [_covers(wide, aspect.gold) for aspect in question.aspects]
     return QuestionResult(
-        id=question.id, kind=question.kind, category=question.category,
-        answerable=question.answerable, outcome=result.outcome, reasons=result.reasons,
-        rank=rank, strict_rank=strict_rank, milliseconds=result.timings_ms.get("total", 0.0),
-        scores=scores, aspects_covered=covered, turn_type=turn_type, signals=result.signals,
+        id=question.id,
+        kind=question.kind,
+        category=question.category,
+        answerable=question.answerable,
+        outcome=result.outcome,
+        reasons=result.reasons,
+        rank=rank,
+        strict_rank=strict_rank,
+        milliseconds=result.timings_ms.get("total", 0.0),
+        scores=scores,
+        aspects_covered=covered,
+        turn_type=turn_type,
+        signals=result.signals,
         group=_fold_group(question),
-    )  # fmt: skip
+    )
 
 
 def _fold_group(question: DevQuestion) -> str:
@@ -169,7 +171,7 @@ def labelled(results: list[QuestionResult]) -> list[Labelled]:
             signals=r.signals,
             below_quality_only=r.reasons == ["below_quality"],
             no_topic=nothing_near(r.reasons, r.signals),
-        )  # fmt: skip
+        )
         for r in results
     ]
 
@@ -287,9 +289,13 @@ def _recall_block(results: list[QuestionResult]) -> dict:
     )
     return {
         "n": len(results),
-        "recall@1": at(1), "recall@3": at(3), "recall@5": at(5), "mrr@5": round(mrr, 4),
-        "strict@1": at(1, "strict_rank"), "strict@5": at(5, "strict_rank"),
-    }  # fmt: skip
+        "recall@1": at(1),
+        "recall@3": at(3),
+        "recall@5": at(5),
+        "mrr@5": round(mrr, 4),
+        "strict@1": at(1, "strict_rank"),
+        "strict@5": at(5, "strict_rank"),
+    }
 
 
 def latency_summary(values: list[float]) -> dict:
@@ -327,9 +333,11 @@ def plot_scores(results: list[QuestionResult], *, path: Path, floor: float, qual
     figure, axes = plt.subplots(1, 2, figsize=(11, 4))
     _histogram(axes[0], "Scores of returned concepts", relevant=relevant, irrelevant=irrelevant)
     _histogram(
-        axes[1], "Best score per question",
-        answerable=best_answerable, unanswerable=best_unanswerable,
-    )  # fmt: skip
+        axes[1],
+        "Best score per question",
+        answerable=best_answerable,
+        unanswerable=best_unanswerable,
+    )
     for axis in axes:
         axis.axvline(floor, color="grey", linestyle="--", label=f"floor {floor}")
         axis.axvline(quality, color="black", linestyle=":", label=f"quality {quality}")

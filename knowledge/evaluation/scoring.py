@@ -22,23 +22,37 @@ from knowledge.evaluation.amounts import (
 )
 from knowledge.evaluation.gold import GoldFact, GoldValue
 from knowledge.models import AtomicUnit
-from knowledge.temporal import tax_year_start_year
+from knowledge.text.dates import tax_year_start_year
 
 # Gold category -> taxonomy category slugs (fixtures/taxonomy.yaml), one line per category.
 CATEGORY_SLUGS: dict[str, frozenset[str]] = {
     "Income Tax": frozenset({"income_tax"}),
     "Income Tax (Scotland)": frozenset({"income_tax"}),
     "National Insurance": frozenset({"ni"}),
-    "Pensions": frozenset({"pension_tax", "state_pension", "pension_credit", "pensions_general", "pension_workplace"}),  # noqa: E501
+    "Pensions": frozenset(
+        {"pension_tax", "state_pension", "pension_credit", "pensions_general", "pension_workplace"}
+    ),  # noqa: E501
     "ISAs & Junior ISAs": frozenset({"isa"}),
     "Capital Gains Tax": frozenset({"cgt"}),
     "Inheritance Tax": frozenset({"iht"}),
     "Child Benefit": frozenset({"child_benefit"}),
     "Student loans": frozenset({"student_finance"}),
-    "Benefits": frozenset({"benefits_low_income", "benefits_disability", "benefits_family", "benefits_unemployment", "benefits_management", "benefits_bereavement", "benefits_carers", "benefits_sick_pay", "pension_credit"}),  # noqa: E501
+    "Benefits": frozenset(
+        {
+            "benefits_low_income",
+            "benefits_disability",
+            "benefits_family",
+            "benefits_unemployment",
+            "benefits_management",
+            "benefits_bereavement",
+            "benefits_carers",
+            "benefits_sick_pay",
+            "pension_credit",
+        }
+    ),  # noqa: E501
     # The taxonomy files the minimum wage concepts under Income Tax.
     "Minimum wage": frozenset({"income_tax"}),
-}  # fmt: skip
+}
 
 IN_FORCE_EARLIER = "in_force_earlier"
 # Benefit and pension rates change in the uprating week, the first days of the tax year
@@ -151,11 +165,19 @@ def threshold_units() -> list[UnitRecord]:
         .filter(unit_type=AtomicUnit.Type.THRESHOLD, value_amount__isnull=False)
         .order_by("id")
         .values_list(
-            "id", "value_amount", "value_unit", "value_period", "valid_from", "valid_to",
-            "superseded_by", "superseded_date", "validity_basis",
-            "concept__category__slug", "concept__category__name",
+            "id",
+            "value_amount",
+            "value_unit",
+            "value_period",
+            "valid_from",
+            "valid_to",
+            "superseded_by",
+            "superseded_date",
+            "validity_basis",
+            "concept__category__slug",
+            "concept__category__name",
         )
-    )  # fmt: skip
+    )
     return [UnitRecord(*row) for row in rows]
 
 

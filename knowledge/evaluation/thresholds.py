@@ -149,9 +149,13 @@ def _miss(outcome: Outcome) -> Miss:
     else:
         kind, reason = "no_amount", "no threshold unit with that amount"
     return Miss(
-        target.fact.fact_id, target.fact.category, target.value.value, target.value.valid_from,
-        kind, reason,
-    )  # fmt: skip
+        target.fact.fact_id,
+        target.fact.category,
+        target.value.value,
+        target.value.valid_from,
+        kind,
+        reason,
+    )
 
 
 def _dating_error(outcome: Outcome) -> DatingError:

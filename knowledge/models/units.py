@@ -11,11 +11,11 @@ from django.db import models
 from django.db.models import F, Q
 from pgvector.django import VectorField
 
+from knowledge.domain.extraction import UnitText
+from knowledge.domain.temporal import TemporalStatus, temporal_status, temporal_status_expression
 from knowledge.models.base import EMBEDDING_DIMENSIONS, TimestampedModel, hnsw_cosine_index
 from knowledge.models.sources import PageSnapshot, Source
 from knowledge.models.taxonomy import Concept
-from knowledge.providers.types import UnitText
-from knowledge.temporal import TemporalStatus, temporal_status, temporal_status_expression
 
 
 class AtomicUnitQuerySet(models.QuerySet):
@@ -34,7 +34,7 @@ class AtomicUnitQuerySet(models.QuerySet):
         return self.filter(deleted_at__isnull=True)
 
     def with_temporal_status(self, as_of: dt.date) -> AtomicUnitQuerySet:
-        """Annotate `temporal_status` by the rule of `knowledge.temporal`."""
+        """Annotate `temporal_status` by the rule of `knowledge.domain.temporal`."""
         return self.annotate(temporal_status=temporal_status_expression(as_of))
 
     def in_force(self, as_of: dt.date) -> AtomicUnitQuerySet:

@@ -14,6 +14,18 @@ The names below are the package's public interface: other apps import them from 
 
 from __future__ import annotations
 
+from knowledge.domain.extraction import (
+    Adjudication,
+    CategoryInfo,
+    ConceptInfo,
+    PageDigest,
+    PageInput,
+    Placement,
+    ProposedConcept,
+    UnitProposal,
+    UnitText,
+    Usage,
+)
 from knowledge.providers.heuristic import HeuristicProvider
 from knowledge.providers.openai_compatible import OpenAIProvider
 from knowledge.providers.prompts import (
@@ -25,9 +37,6 @@ from knowledge.providers.prompts import (
     units_prompt,
 )
 from knowledge.providers.types import (
-    Adjudication,
-    CategoryInfo,
-    ConceptInfo,
     LlmAdjudication,
     LlmConceptProposals,
     LlmPlacement,
@@ -35,16 +44,9 @@ from knowledge.providers.types import (
     LlmUnit,
     LlmUnits,
     PageContext,
-    PageDigest,
-    PageInput,
-    Placement,
-    ProposedConcept,
     Provider,
     ProviderError,
     ProviderTransientError,
-    UnitProposal,
-    UnitText,
-    Usage,
 )
 
 __all__ = [

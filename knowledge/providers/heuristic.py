@@ -18,24 +18,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from knowledge import embeddings
+from knowledge.domain.extraction import (
+    Adjudication,
+    ConceptInfo,
+    PageInput,
+    Placement,
+    UnitProposal,
+    UnitText,
+    Usage,
+)
 from knowledge.providers.heuristic_adjudication import HEURISTIC_MODEL, heuristic_adjudicate
 from knowledge.providers.heuristic_dates import page_validity
 from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.providers.heuristic_query import analyse
 from knowledge.providers.heuristic_subjects import page_subject
-from knowledge.providers.types import (
-    Adjudication,
-    ConceptInfo,
-    PageContext,
-    PageInput,
-    Placement,
-    ProviderError,
-    UnitProposal,
-    UnitText,
-    Usage,
-)
-from knowledge.temporal import tax_year_start_year
-from knowledge.textfacts import age_band, amount_text, content_words, find_amounts
+from knowledge.providers.types import PageContext, ProviderError
+from knowledge.text.amounts import age_band, amount_text, find_amounts
+from knowledge.text.dates import tax_year_start_year
+from knowledge.text.words import content_words
 
 # How far (cosine plus the bonuses of `_bind`) the best concept must lead the runner-up for a
 # unit to be bound; a closer race goes to triage rather than to a guess. Two measures set it:
@@ -70,7 +70,7 @@ _AMOUNT_CONCEPT = re.compile(
     r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
     r"bonus|charge|minimum|maximum|exempt|wage|earnings|profits|premium|loan|fee",
     re.I,
-)  # fmt: skip
+)
 
 
 def _cosine(first, second) -> float:
@@ -212,11 +212,22 @@ class BindingWeights:
     heading: float = HEADING_WEIGHT
     age: float = AGE_BAND_WEIGHT
 
+    @property
+    def ceiling(self) -> float:
+        """The highest score `binding_scores` can give: both cosines 1, every word of the
+        concept's name near the unit, the age bands alike and every bonus that applies."""
+        bonus = self.lexical + self.main + max(self.amount, self.eligibility) + self.age
+        return 1 + self.heading + bonus
+
 
 def binding_scores(
-    embedder, page: PageInput, proposals: list[UnitProposal], usable, main: str,
+    embedder,
+    page: PageInput,
+    proposals: list[UnitProposal],
+    usable,
+    main: str,
     weights: BindingWeights = BindingWeights(),
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """Per proposal and concept: cosine(unit, concept description) + `heading` × cosine(its
     heading path, concept) + a bonus for the words of the concept's name found near the unit
     (MiniLM alone cannot tell 'under 25' from '25 or over') + a bonus to the page's own
@@ -227,11 +238,13 @@ def binding_scores(
     subject = page_subject(page.title)
     queries = [
         # a text stated after its subject and heading already says where it stands
-        p.text if p.text.startswith(subject)
-        else f"{page.title}. {p.section}. {p.text}" if p.section
+        p.text
+        if p.text.startswith(subject)
+        else f"{page.title}. {p.section}. {p.text}"
+        if p.section
         else f"{page.title}. {p.text}"
         for p in proposals
-    ]  # fmt: skip
+    ]
     scores = embedder.embed(queries) @ matrix.T
     if weights.heading:
         headings = [f"{page.title}. {p.section}" for p in proposals]

@@ -1,15 +1,15 @@
 """The heuristic provider's answer to "are these two units the same rule at different
 times?": from their types, structured values, dates and how alike their words are once
-figures are masked (knowledge.unitcompare). It never asks a model.
+figures are masked (knowledge.text.compare). It never asks a model.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from knowledge.providers.types import Adjudication, UnitText, Usage
-from knowledge.textfacts import amount_text, find_amounts
-from knowledge.unitcompare import masked_similarity
+from knowledge.domain.extraction import Adjudication, UnitText, Usage
+from knowledge.text.amounts import amount_text, find_amounts
+from knowledge.text.compare import masked_similarity
 
 HEURISTIC_MODEL = "heuristic-v1"
 HEURISTIC_LABEL = "heuristic (rule-based, no LLM)"

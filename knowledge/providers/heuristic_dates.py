@@ -8,18 +8,18 @@ import datetime as dt
 import re
 from collections import defaultdict
 
-from knowledge.providers.types import PageInput
-from knowledge.temporal import tax_year_bounds, tax_year_start_year
-from knowledge.textfacts import (
+from knowledge.domain.extraction import PageInput
+from knowledge.text.amounts import Amount, period_in
+from knowledge.text.dates import (
     ACADEMIC_YEAR_START_MONTH,
-    Amount,
     Validity,
     academic_year_bounds,
     find_validities,
     header_validity,
     hint_validity,
-    period_in,
     single_day,
+    tax_year_bounds,
+    tax_year_start_year,
 )
 
 # A page that counts in tax years, or gives weekly or monthly rates (uprated each year): its
@@ -41,8 +41,16 @@ class PageDates:
         self.hint_period = hint_validity(page.period_hint, academic=self.academic)
         self.yearly_page = bool(_YEARLY.search(page.text))
 
-    def validity(self, section: dict, line_start: int, quote: str, validity: Validity | None,
-                 amount: Amount | None, *, period: str = "") -> tuple[Dates, str]:  # fmt: skip
+    def validity(
+        self,
+        section: dict,
+        line_start: int,
+        quote: str,
+        validity: Validity | None,
+        amount: Amount | None,
+        *,
+        period: str = "",
+    ) -> tuple[Dates, str]:
         """ "you can backdate to any tax year since 5 April 2015" is a rule about dates, not a
         rule that started then; a figure in a table takes its header's or row's period."""
         if validity is not None:

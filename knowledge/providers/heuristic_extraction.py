@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from knowledge.domain.extraction import PageInput, UnitProposal
 from knowledge.providers.heuristic_dates import (
     PageDates,
     rates_period,
@@ -37,20 +38,14 @@ from knowledge.providers.heuristic_sentences import (
     sentence_kind,
 )
 from knowledge.providers.heuristic_subjects import page_subject, with_subject
-from knowledge.providers.types import PageInput, UnitProposal
-from knowledge.textfacts import (
-    Amount,
-    find_amounts,
-    header_validity,
-    period_in,
-    rate_period,
-    with_period,
-)
+from knowledge.text.amounts import Amount, find_amounts, period_in, rate_period, with_period
+from knowledge.text.dates import header_validity
 
 _HOWTO = re.compile(
     r"^(how (to|you)|step \d|make a claim|apply|claim|transfer|open|report|what you need to do|"
-    r"how it('s| is) paid|appeal|pay)", re.I,
-)  # fmt: skip
+    r"how it('s| is) paid|appeal|pay)",
+    re.I,
+)
 _EXAMPLE_HEADING = re.compile(r"^examples?\b", re.I)
 _RANGE_END = re.compile(r"^\s*(?:to|and|-|–)\s*£[\d,]+(?:\.\d+)?")
 _OPENING_HOURS = re.compile(r"\bopening (?:times|hours)\b", re.I)
@@ -98,8 +93,9 @@ class _Extractor:
             line = Line(match.start(), match.end(), match.group(), sections[index])
             if lines and continues(lines[-1], line):
                 # a line break inside a sentence ("lives with<br>someone else"): one line
-                line = Line(lines[-1].start, line.end, self.text[lines[-1].start : line.end],
-                            line.section)  # fmt: skip
+                line = Line(
+                    lines[-1].start, line.end, self.text[lines[-1].start : line.end], line.section
+                )
                 lines.pop()
             lines.append(line)
         for position, line in enumerate(lines):
@@ -160,8 +156,12 @@ class _Extractor:
             first -= 1  # the lead-in belongs to the steps
         last = body.index(steps[-1])
         quote_lines = body[first : last + 1]
-        self._add("procedure", self._span(quote_lines[0], quote_lines[-1]), quote_lines[0],
-                  text=f"{heading}: " + " ".join(line.text for line in quote_lines) if heading else None)  # fmt: skip
+        self._add(
+            "procedure",
+            self._span(quote_lines[0], quote_lines[-1]),
+            quote_lines[0],
+            text=f"{heading}: " + " ".join(line.text for line in quote_lines) if heading else None,
+        )
         return {line.start for line in quote_lines}
 
     def _items_after(self, body: list[Line], index: int) -> list[Line]:
@@ -191,11 +191,16 @@ class _Extractor:
                 for amount in _distinct(find_amounts(item.text)):
                     if joined:  # the whole list is the quote: one contiguous span of the text
                         quote = self.text[span[0] : span[1]]
-                        self._threshold(f"{subject}{text}", amount, item, quote=quote,
-                                        quote_start=span[0])  # fmt: skip
+                        self._threshold(
+                            f"{subject}{text}", amount, item, quote=quote, quote_start=span[0]
+                        )
                     else:
-                        self._threshold(f"{subject}{lead_in.text} {item.text[2:]}", amount, item,
-                                        quote=item.text)  # fmt: skip
+                        self._threshold(
+                            f"{subject}{lead_in.text} {item.text[2:]}",
+                            amount,
+                            item,
+                            quote=item.text,
+                        )
         if all(find_amounts(item.text) for item in items):
             return  # every item is a figure's unit already: the list adds nothing to them
         if kind == "eligibility" or is_rule(lead_in.text):
@@ -267,8 +272,13 @@ class _Extractor:
         validity = next(
             (v for _, value in row_cells(line) if (v := row_label_validity(value))), None
         )
-        self._add(sentence_kind(line.text) or "rule", (line.start, line.end), line, text=text,
-                  validity=validity)  # fmt: skip
+        self._add(
+            sentence_kind(line.text) or "rule",
+            (line.start, line.end),
+            line,
+            text=text,
+            validity=validity,
+        )
 
     def _table_of(self, body: list[Line], index: int) -> tuple[dict[str, bool], bool]:
         """The columns of the row's table that are the same in every row, and whether the
@@ -306,9 +316,15 @@ class _Extractor:
             # a student finance figure under an academic year's column is that year's amount
             yearly = self.academic and cell_validity is not None and cell_validity.valid_to
             for amount in amounts[:1]:
-                self._threshold(text, amount, line, quote=line.text, validity=cell_validity,
-                                period_text=f"{header} {value} {heading}",
-                                default_period="year" if yearly else "")  # fmt: skip
+                self._threshold(
+                    text,
+                    amount,
+                    line,
+                    quote=line.text,
+                    validity=cell_validity,
+                    period_text=f"{header} {value} {heading}",
+                    default_period="year" if yearly else "",
+                )
 
     def _paragraph(self, line: Line) -> None:
         body = line.text[2:] if line.kind == "item" else ORDERED.sub("", line.text)
@@ -342,9 +358,14 @@ class _Extractor:
             stated = f"{heads}: {stated}"  # a row says what its columns are ("Rate (weekly)")
         if amounts:
             for amount in amounts:
-                self._threshold(stated, amount, line, quote=self.text[span[0] : span[1]],
-                                quote_start=quote_start,
-                                period_text=self._heads_above(line))  # fmt: skip
+                self._threshold(
+                    stated,
+                    amount,
+                    line,
+                    quote=self.text[span[0] : span[1]],
+                    quote_start=quote_start,
+                    period_text=self._heads_above(line),
+                )
             return
         kind = sentence_kind(sentence)
         if kind:
@@ -370,8 +391,18 @@ class _Extractor:
 
     # --- making proposals -----------------------------------------------------------------
 
-    def _threshold(self, text, amount: Amount, line: Line, *, quote, quote_start=None,
-                   validity=None, period_text="", default_period="") -> None:  # fmt: skip
+    def _threshold(
+        self,
+        text,
+        amount: Amount,
+        line: Line,
+        *,
+        quote,
+        quote_start=None,
+        validity=None,
+        period_text="",
+        default_period="",
+    ) -> None:
         start = quote_start if quote_start is not None else self.text.index(quote, line.start)
         after = _words_after(text, amount.printed)
         if amount.unit == "percent":  # a rate has a period only when one follows it: "5% a year"
@@ -379,21 +410,41 @@ class _Extractor:
         else:
             before = re.split(r"[.;]\s", text[: max(0, text.find(amount.printed))])[-1][-60:]
             period = (
-                period_in(after) or period_in(before) or period_in(period_text)
-                or default_period or self.rates_per
-            )  # fmt: skip
+                period_in(after)
+                or period_in(before)
+                or period_in(period_text)
+                or default_period
+                or self.rates_per
+            )
         text = with_period(text, amount.printed, period)  # one from a column head or the page
         self._add(
-            "threshold", (start, start + len(quote)), line, text=text, amount=amount,
-            period=period or ("" if amount.unit == "percent" else "one_off" if "one-off" in text else ""),
-            validity=validity, is_figure=True,
-        )  # fmt: skip
+            "threshold",
+            (start, start + len(quote)),
+            line,
+            text=text,
+            amount=amount,
+            period=period
+            or ("" if amount.unit == "percent" else "one_off" if "one-off" in text else ""),
+            validity=validity,
+            is_figure=True,
+        )
 
     def _span(self, first: Line, last: Line) -> tuple[int, int]:
         return first.start, last.end
 
-    def _add(self, unit_type, span, line: Line, *, text=None, amount=None, period="",
-             validity=None, example=False, is_figure=False) -> None:  # fmt: skip
+    def _add(
+        self,
+        unit_type,
+        span,
+        line: Line,
+        *,
+        text=None,
+        amount=None,
+        period="",
+        validity=None,
+        example=False,
+        is_figure=False,
+    ) -> None:
         quote = self.text[span[0] : span[1]]
         # two levels: "Lifetime ISA > Putting money in", not just "Putting money in"
         heading = " > ".join(line.section["heading_path"][-2:])
@@ -402,8 +453,9 @@ class _Extractor:
         if key in self.seen or not quote.strip():
             return
         self.seen.add(key)
-        dates, basis = self.dates.validity(line.section, line.start, quote, validity,
-                                           amount if is_figure else None, period=period)  # fmt: skip
+        dates, basis = self.dates.validity(
+            line.section, line.start, quote, validity, amount if is_figure else None, period=period
+        )
         self.proposals.append(
             UnitProposal(
                 unit_type=unit_type,

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from knowledge.textfacts import find_amounts
+from knowledge.text.amounts import find_amounts
 
 ORDERED = re.compile(r"^\d+\. ")
 _ROW_CELL = re.compile(r"(?:^|; )[^;:]{1,200}: ")

@@ -37,7 +37,7 @@ _ASK_PURPOSE = re.compile(
     r"if you (?:need|want) (?:help|advice|more information|to know)|if you have (?:any )?questions|"
     r"for (?:more )?(?:help|advice|information|details))\b",
     re.I,
-)  # fmt: skip
+)
 _TOOL = re.compile(
     r"\b(?:use|using|try|check|with)\b[^.;]{0,60}\b(?:calculators?|checkers?|estimators?|tools?)\b",
     re.I,

@@ -15,14 +15,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from knowledge.glossary import phrase_pattern, terms_found
-from knowledge.providers.types import (
+from knowledge.domain.questions import (
     ConversationTurn,
     LifeEventInfo,
     QueryAnalysis,
     QueryVocabulary,
 )
-from knowledge.question_dates import date_in_words
+from knowledge.text.glossary import phrase_pattern, terms_found
+from knowledge.text.question_dates import date_in_words
 
 MAX_SUB_QUERIES = 5
 
@@ -44,15 +44,16 @@ _SMALL_TALK = frozenset(
 )  # fmt: skip
 _CONTINUES = re.compile(
     r"^\W*(?:and|but|also|so|or|plus|then|what about|how about|what if|same for|is that|"
-    r"does that|would that|will that|is it|does it|can it)\b", re.I
-)  # fmt: skip
+    r"does that|would that|will that|is it|does it|can it)\b",
+    re.I,
+)
 # Words that point at something said before; "this tax year" and "the rule that applies"
 # point nowhere.
 _LEANS_BACK = re.compile(
     r"\b(?:it|its|them|they|those|these)\b|\bthat\b(?=\s*(?:[?.!,]|$))"
     r"|\bthis\b(?!\s+(?:tax\s+)?(?:year|week|month|time|april))",
     re.I,
-)  # fmt: skip
+)
 # The reference a rewrite replaces: "it", "them", and "that"/"this" where they stand for a
 # thing ("does that change", "all of that"), not "the rule that applies" or "this tax year".
 _REPLACEABLE = re.compile(
@@ -60,41 +61,49 @@ _REPLACEABLE = re.compile(
     r"|\b(?:does|do|did|is|was|will|would|can|of|after|before|about|claim|get|pay|on)\s+(?P<after_verb>that|this)\b"
     r"|\b(?P<at_end>that)\b(?=\s*(?:[?.!,]|$))",
     re.I,
-)  # fmt: skip
+)
 _OPEN_ASK = re.compile(
     r"\bwhat\b[^?.]*\b(?:help|money|support|benefits?|chang\w*|options?|entitled|claim|get|"
     r"need to (?:do|know)|should i|happens|financial\w*|tax\w* might)\b"
     r"|\bany (?:help|support|benefits?)\b|\bam i entitled\b|\bwhere do i start\b"
     r"|\bhelp (?:is there|can i get|with)\b",
     re.I,
-)  # fmt: skip
+)
 
-_NATIONS = {"england": "England", "scotland": "Scotland", "scottish": "Scotland",
-            "wales": "Wales", "welsh": "Wales", "northern ireland": "Northern Ireland"}  # fmt: skip
+_NATIONS = {
+    "england": "England",
+    "scotland": "Scotland",
+    "scottish": "Scotland",
+    "wales": "Wales",
+    "welsh": "Wales",
+    "northern ireland": "Northern Ireland",
+}
 _NATION = re.compile(r"\b(" + "|".join(_NATIONS) + r")\b", re.I)
 _AGE = re.compile(
     r"\b(?:i'?m|i am|aged?|turning|turn|reach(?:ing)?|be)\s+(\d{2})\b(?!\s*(?:%|hours|weeks|days|years? (?:ago|of)))"
     r"|\b(\d{2})[- ]years?[- ]old\b(?=\W*$|\W+(?:and|but|,|-|–|so|i\b))",
     re.I,
-)  # fmt: skip
+)
 _INCOME = re.compile(
     r"\b(?:earn|earns|earning|income|salary|paid|make|makes|on)\b\D{0,25}?£\s?(\d[\d,]*(?:\.\d+)?)\s?(k\b)?",
     re.I,
-)  # fmt: skip
+)
 _RELATIONSHIP = re.compile(
     r"\b(civil partner(?:ship)?|married|husband|wife|spouse|partner|single parent|single|"
-    r"widow(?:ed|er)?|divorced|separated|couple)\b", re.I
-)  # fmt: skip
+    r"widow(?:ed|er)?|divorced|separated|couple)\b",
+    re.I,
+)
 _COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _CHILDREN = re.compile(
     r"\b(\d|a|an|one|two|three|four|five|six)\s+(?:kids?|children|child|sons?|daughters?|babies|baby)\b"
     r"|\b(?:my|our)\s+(?:kids?|children|child|son|daughter|baby|\d+[- ]year[- ]old)\b",
     re.I,
-)  # fmt: skip
+)
 _EMPLOYMENT = re.compile(
     r"\b(self[- ]employed|working for myself|unemployed|redundant|retired|apprentice|student|"
-    r"part[- ]time|full[- ]time|employed|employee|working)\b", re.I
-)  # fmt: skip
+    r"part[- ]time|full[- ]time|employed|employee|working)\b",
+    re.I,
+)
 
 
 def analyse(
@@ -110,9 +119,15 @@ def analyse(
     event = _life_event(query, vocabulary) if turn_type == "new" else None
     if event is not None:
         return QueryAnalysis(
-            turn_type, "life_situation", bool(conversation), entities, standalone, "broad",
-            sub_queries=list(event.searches[:MAX_SUB_QUERIES]), life_event=event.slug,
-        )  # fmt: skip
+            turn_type,
+            "life_situation",
+            bool(conversation),
+            entities,
+            standalone,
+            "broad",
+            sub_queries=list(event.searches[:MAX_SUB_QUERIES]),
+            life_event=event.slug,
+        )
     topic_shift = turn_type == "new" and _leaves_earlier_topic(query, conversation, vocabulary)
     return QueryAnalysis(turn_type, "topic", topic_shift, entities, standalone, "specific")
 

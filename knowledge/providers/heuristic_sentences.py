@@ -14,7 +14,7 @@ import re
 _DEFINITION = re.compile(
     r"^(?:an? |the |your )?['\"]?([A-Z][\w'’ -]{2,60}?)['\"]? (?:is|are|means) "
     r"(?:the|a|an|when|what|how|your|any|money|income|something|where|made up)\b",
-)  # fmt: skip
+)
 _CALLED = re.compile(r"\b(this is|it's|is) (also )?(called|known as) ", re.I)
 # "If you're eligible (for X)," / "if you qualify": a presupposed condition, not a criterion.
 _PRESUPPOSED = re.compile(
@@ -22,20 +22,20 @@ _PRESUPPOSED = re.compile(
     r"(?: (?:for|to) [^,.]{0,80}?)?(?=[,.]|$)|\bif (?:you|they) qualify\b|\bif eligible\b|"
     r"\bhelps? (?:you |them )?(?:to )?qualify\b",
     re.I,
-)  # fmt: skip
+)
 _QUALIFIES = re.compile(
     r"\b(?:you|they)(?:'re|’re| are|'ll|’ll| will| would| may| might| could| must)?"
     r"(?: not| usually| only| also| still| normally)? (?:be |become )?(?:eligible|entitled)\b|"
     r"\bto (?:be eligible|qualify)\b|\byou(?:'ll| will| may| might| could)?(?: not| also| only)? qualify\b|"
     r"\bwho can (?:get|claim|apply)\b|\byou must be\b",
     re.I,
-)  # fmt: skip
+)
 _ENTITLEMENT = re.compile(
     r"\b(?:you|they|your (?:partner|child|children)) (?:can|could|may|might|will|'ll|’ll|"
     r"cannot|can't|can not|will not|won't|would)(?: only| also| still| usually| not)?"
     r"(?: be able to| continue to)? (?:get|claim|apply|receive|qualify|open)\b",
     re.I,
-)  # fmt: skip
+)
 _CONDITION = re.compile(
     r"\b(?:if|unless|as long as|provided|only when|while you|when you|you must)\b", re.I
 )
@@ -46,13 +46,13 @@ _ENTITLEMENT_WORDS = re.compile(
     r"to (be eligible|qualify|get|claim)|you may be able to|you must be|can have|who can|"
     r"eligible|entitled|you('ll| will) (only )?(get|qualify)|if you('re| are)|you('re| are) not eligible)\b",
     re.I,
-)  # fmt: skip
+)
 _RULE = re.compile(
     r"\b(you (must|cannot|can't|can not|can|need to|have to|should|will not|won't|do not need|"
     r"do not have to|must not|may)|it('s| is) (not )?(possible|illegal)|is taxed|are taxed|"
     r"does not|do not count|counts? towards|will be|is paid|are paid|helps? (?:you|them))\b",
     re.I,
-)  # fmt: skip
+)
 
 # A sentence whose subject is the sentence before it: it opens with a pronoun ("This means
 # …", "It will not …"), refers back to "this money", "these payments", or to "it", or offers
@@ -64,7 +64,7 @@ _ANAPHOR = re.compile(
     r"\bit\b(?! (?:is|was) (?:not )?(?:possible|illegal|important|likely)\b)|"
     r"\binstead\W*$",  # "instead" of what the sentence before offers
     re.I,
-)  # fmt: skip
+)
 WORKED_EXAMPLE = re.compile(r"^(?:for example\b|examples?\b:?(?=\s+[A-Z£]|$))", re.I)
 
 
@@ -86,7 +86,7 @@ _NOT_ENTITLEMENT = re.compile(
     r"\b(?:get|receive)(?= (?:a |an |your )?(?:sanction|penalty|fine|letter|notification|"
     r"reminder|decision|bill|message|text)\b)",
     re.I,
-)  # fmt: skip
+)
 
 
 def is_eligibility(sentence: str) -> bool:
@@ -109,7 +109,7 @@ _ANNOUNCES_LIST = re.compile(r"\b(?:the following|as follows)(?: [\w-]+){0,3}\W*
 _DEPENDS_ONLY = re.compile(
     r"^(?:the |your )?(?:amount|how much|the type of help|the help)\b[^.;:]{0,60}\bdepends on\b[^;:]*$",
     re.I,
-)  # fmt: skip
+)
 
 
 def is_fragment(sentence: str, *, has_amount: bool = False) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.textfacts import content_words
+from knowledge.text.words import content_words
 
 # Title words that say what a page does rather than what it is about.
 _GENERIC = frozenset(

@@ -16,6 +16,18 @@ from decimal import Decimal
 import openai
 from pydantic import BaseModel, ValidationError
 
+from knowledge.domain.extraction import (
+    Adjudication,
+    CategoryInfo,
+    ConceptInfo,
+    PageDigest,
+    Placement,
+    ProposedConcept,
+    UnitProposal,
+    UnitText,
+    Usage,
+)
+from knowledge.domain.questions import ClaimJudgement, QueryAnalysis
 from knowledge.providers.prompts import (
     PROMPT_VERSION,
     adjudicate_prompt,
@@ -27,10 +39,6 @@ from knowledge.providers.prompts import (
     units_prompt,
 )
 from knowledge.providers.types import (
-    Adjudication,
-    CategoryInfo,
-    ClaimJudgement,
-    ConceptInfo,
     LlmAdjudication,
     LlmClaimJudgement,
     LlmConceptProposals,
@@ -38,15 +46,8 @@ from knowledge.providers.types import (
     LlmQueryAnalysis,
     LlmUnits,
     PageContext,
-    PageDigest,
-    Placement,
-    ProposedConcept,
     ProviderError,
     ProviderTransientError,
-    QueryAnalysis,
-    UnitProposal,
-    UnitText,
-    Usage,
 )
 from knowledge.validation import first_error
 
@@ -299,7 +300,7 @@ def _unusable_answer(exc: ValidationError) -> ProviderError:
     not JSON at all or JSON of the wrong shape."""
     first = exc.errors()[0]
     if first["type"] == "json_invalid":
-        return ProviderError(f"the LLM answer is not valid JSON: {first['msg']}")
+        return ProviderError(f"the LLM answer is {first_error(exc)}")
     return ProviderError(f"the LLM answer does not match the schema: {first_error(exc)}")
 
 

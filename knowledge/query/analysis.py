@@ -10,8 +10,9 @@ import logging
 from django.conf import settings
 from django.utils import timezone
 
+from knowledge.domain.questions import ConversationTurn, QueryAnalysis
 from knowledge.providers import HeuristicProvider, get_provider
-from knowledge.providers.types import ConversationTurn, ProviderError, QueryAnalysis
+from knowledge.providers.types import ProviderError
 from knowledge.query.vocabulary import query_vocabulary
 
 logger = logging.getLogger(__name__)

@@ -14,12 +14,10 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from knowledge.domain.questions import ConversationTurn, QueryAnalysis
 from knowledge.embeddings import get_embedder
-from knowledge.glossary import readings
-from knowledge.providers.types import ConversationTurn, QueryAnalysis
 from knowledge.query.analysis import query_analyse
 from knowledge.query.vocabulary import query_vocabulary
-from knowledge.question_dates import DateMention, date_in_words
 from knowledge.retrieval import (
     ConceptHit,
     SearchParams,
@@ -29,6 +27,8 @@ from knowledge.retrieval import (
     source_urls,
     thresholds_for_model,
 )
+from knowledge.text.glossary import readings
+from knowledge.text.question_dates import DateMention, date_in_words
 
 # A follow-up's own words ("how do I claim it?") say less than its rewrite: their results
 # rank after the rewrite's unless clearly better.
@@ -98,10 +98,13 @@ def question_search(
     embedded_ms = _ms(step)
     results = [
         concept_search(
-            params=dataclasses.replace(plan.params, query=s.words or s.text), query_vector=vector
+            params=plan.params.model_copy(update={"query": s.words or s.text}),
+            query_vector=vector,
+            with_context=False,  # assembled once, from the merged concepts
         )
         for s, vector in zip(plan.searches, vectors, strict=True)
     ]
+    step = time.perf_counter()
     merged, found_by = merge_results(
         results, plan.searches, params=plan.params, broad=plan.analysis.strategy == "broad"
     )
@@ -109,6 +112,7 @@ def question_search(
         "analysis": plan.milliseconds,
         "embed": embedded_ms,
         **_stage_sums(results),
+        "merge": _ms(step),
         "searches": len(results),
         "total": _ms(started),
     }
@@ -197,8 +201,10 @@ def _with_date(
     """The params with `as_of` read from the words when the caller sent none, and why."""
     if params.as_of is not None:
         return params, {
-            "date": params.as_of.isoformat(), "phrase": None, "reason": "sent by the caller"
-        }  # fmt: skip
+            "date": params.as_of.isoformat(),
+            "phrase": None,
+            "reason": "sent by the caller",
+        }
     mention = date_in_words(params.query, today=today)
     if mention is None and analysis.turn_type != "new":
         for turn in reversed(conversation):
@@ -216,18 +222,27 @@ def _with_date(
         mention = DateMention(day, "", f"the date the {analysis.analysed_by} analysis read")
     if mention is None:
         return params, {
-            "date": today.isoformat(), "phrase": None, "reason": "today: no date sent or asked"
-        }  # fmt: skip
-    return dataclasses.replace(params, as_of=mention.day), mention.as_json()
+            "date": today.isoformat(),
+            "phrase": None,
+            "reason": "today: no date sent or asked",
+        }
+    return params.model_copy(update={"as_of": mention.day}), mention.as_json()
 
 
 def _nothing_to_look_up(params: SearchParams, *, today: dt.date) -> SearchResult:
     thresholds = thresholds_for_model(get_embedder().name)
     return SearchResult(
-        outcome="no_match", reasons=["no_lookup_needed"], concepts=[], sources=[], context="",
-        context_tokens=0, timings_ms={}, as_of=params.as_of or today, mode="none",
+        outcome="no_match",
+        reasons=["no_lookup_needed"],
+        concepts=[],
+        sources=[],
+        context="",
+        context_tokens=0,
+        timings_ms={},
+        as_of=params.as_of or today,
+        mode="none",
         thresholds={name: thresholds[name] for name in ("floor", "quality", "scope")},
-    )  # fmt: skip
+    )
 
 
 def _stage_sums(results: list[SearchResult]) -> dict[str, float]:

@@ -9,8 +9,10 @@ import threading
 
 from django.db import connection
 
+from knowledge.domain.extraction import CategoryInfo
+from knowledge.domain.questions import LifeEventInfo, QueryVocabulary
 from knowledge.models import Category, Concept, GlossaryTerm, LifeEvent
-from knowledge.providers.types import CategoryInfo, GlossaryEntry, LifeEventInfo, QueryVocabulary
+from knowledge.text.glossary import GlossaryEntry
 
 _VERSION_SQL = """
 SELECT (SELECT count(*) FROM knowledge_glossaryterm), (SELECT max(updated_at) FROM knowledge_glossaryterm),
@@ -54,9 +56,11 @@ def _read() -> QueryVocabulary:
     )
     names = Concept.objects.exclude(status=Concept.Status.RETIRED).values_list("name", flat=True)
     return QueryVocabulary(
-        categories=categories, glossary=glossary, life_events=events,
+        categories=categories,
+        glossary=glossary,
+        life_events=events,
         topic_names=topic_names([*names, *(entry.means for entry in glossary)]),
-    )  # fmt: skip
+    )
 
 
 def taxonomy_file_vocabulary(path=None) -> QueryVocabulary:

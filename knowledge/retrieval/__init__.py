@@ -5,17 +5,16 @@ the HNSW indexes, with the floor applied in SQL to 2×k candidates (`sql`). The 
 keeps the concepts at or above the quality threshold, tops up to `min_results` from the best
 of the rest, marked below quality (`ranking`), gathers each concept's units grouped by source
 (`hits`), and decides a typed outcome from the concepts and units together, not from a
-similarity alone (`outcome`), before assembling the cited context (`context`). `search`
-holds the service that runs the stages in turn.
+similarity alone (`outcome`), before assembling the cited context (`context`). `params`
+holds what a search is asked, each bound once; `search` holds the service that runs the stages in turn.
 """
 
 from knowledge.retrieval.context import assemble_context
 from knowledge.retrieval.hits import UNITS_PER_CONCEPT, ConceptHit, TopicFacts, UnitHit
 from knowledge.retrieval.outcome import decide_outcome
+from knowledge.retrieval.params import MAX_QUERY_CHARS, Question, SearchParams
 from knowledge.retrieval.search import (
-    MAX_QUERY_CHARS,
     SearchError,
-    SearchParams,
     SearchResult,
     concept_search,
     source_urls,
@@ -33,6 +32,7 @@ __all__ = [
     "MAX_QUERY_CHARS",
     "UNITS_PER_CONCEPT",
     "ConceptHit",
+    "Question",
     "SearchError",
     "SearchParams",
     "SearchResult",

@@ -35,8 +35,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from knowledge.temporal import TemporalStatus, tax_year_start_year
-from knowledge.textfacts import STOPWORDS, designators
+from knowledge.domain.temporal import TemporalStatus
+from knowledge.text.dates import tax_year_start_year
+from knowledge.text.words import STOPWORDS, designators
 
 MODEL_FILE = Path(__file__).resolve().parent / "outcome_model.json"
 SIGNALS = (
@@ -50,21 +51,34 @@ SIGNALS = (
 _OTHER_COUNTRY = re.compile(
     r"\$|€|\b(?:US|USA|U\.S\.|America[n]?|(?<!Northern )Ireland|Irish|France|French|Germany|"
     r"German|Spain|Spanish|Australia[n]?|Canada|Canadian|India[n]?)\b"
-)  # fmt: skip
+)
 
 # What a question asks for, read from its interrogative form (general English, not any
 # question set's wording): the first kind whose pattern matches.
 _ASKS = (
-    ("amount", re.compile(
-        r"\bhow (?:much|many pounds|high|low)\b|£|\b(?:rate|limit|threshold|allowance|amount|cap|"
-        r"bonus|charge|penalty|fee|wage|maximum|minimum|percent(?:age)?)s?\b|%|"
-        r"\b(?:per|a|each) (?:week|month|year)\b|\b(?:weekly|monthly|yearly)\b", re.I)),
+    (
+        "amount",
+        re.compile(
+            r"\bhow (?:much|many pounds|high|low)\b|£|\b(?:rate|limit|threshold|allowance|amount|cap|"
+            r"bonus|charge|penalty|fee|wage|maximum|minimum|percent(?:age)?)s?\b|%|"
+            r"\b(?:per|a|each) (?:week|month|year)\b|\b(?:weekly|monthly|yearly)\b",
+            re.I,
+        ),
+    ),
     ("date", re.compile(r"\b(?:when|deadline|how long|how soon|by what date|what date)\b", re.I)),
-    ("procedure", re.compile(r"\bhow (?:do|can|should|would) (?:i|we|you)\b|\bhow to\b|\bwhere do i\b", re.I)),
-    ("eligibility", re.compile(
-        r"^\W*(?:can|could|am|are|is|do|does|will|would|should)\b|\b(?:eligible|qualify|entitled|who can)\b", re.I)),
+    (
+        "procedure",
+        re.compile(r"\bhow (?:do|can|should|would) (?:i|we|you)\b|\bhow to\b|\bwhere do i\b", re.I),
+    ),
+    (
+        "eligibility",
+        re.compile(
+            r"^\W*(?:can|could|am|are|is|do|does|will|would|should)\b|\b(?:eligible|qualify|entitled|who can)\b",
+            re.I,
+        ),
+    ),
     ("definition", re.compile(r"^\W*what(?:'s| is| are| does)\b", re.I)),
-)  # fmt: skip
+)
 _KIND_UNITS = {
     "amount": ("threshold",),
     "date": ("rule", "procedure", "threshold"),
@@ -153,13 +167,15 @@ def _of_the_year(units, day) -> float:
     year = tax_year_start_year(day)
     return float(
         any(
-            u.unit.value_amount is not None and u.unit.valid_from is not None and (
+            u.unit.value_amount is not None
+            and u.unit.valid_from is not None
+            and (
                 tax_year_start_year(u.unit.valid_from) == year
                 or (u.unit.valid_to is not None and u.unit.valid_from <= day <= u.unit.valid_to)
             )
             for u in units
         )
-    )  # fmt: skip
+    )
 
 
 def _amount_dated(units, day) -> float:
@@ -167,11 +183,13 @@ def _amount_dated(units, day) -> float:
     undated figure or one that starts later does not answer for that day."""
     return float(
         any(
-            u.unit.value_amount is not None and u.temporal_status == TemporalStatus.CURRENT
-            and u.unit.valid_from is not None and u.unit.valid_from <= day
+            u.unit.value_amount is not None
+            and u.temporal_status == TemporalStatus.CURRENT
+            and u.unit.valid_from is not None
+            and u.unit.valid_from <= day
             for u in units
         )
-    )  # fmt: skip
+    )
 
 
 def _carries(unit, kind: str, wanted: tuple[str, ...]) -> bool:
@@ -212,9 +230,11 @@ class OutcomeModel:
 
     def as_json(self) -> dict:
         return {
-            "weights": self.weights, "bias": self.bias, "threshold": self.threshold,
+            "weights": self.weights,
+            "bias": self.bias,
+            "threshold": self.threshold,
             "fitted": self.fitted,
-        }  # fmt: skip
+        }
 
 
 @functools.cache

@@ -5,20 +5,31 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from knowledge.domain.temporal import TemporalStatus
 from knowledge.models import AtomicUnit
 from knowledge.retrieval.confidence import outcome_model, outcome_signals
 from knowledge.retrieval.hits import TopicFacts
-from knowledge.temporal import TemporalStatus
-from knowledge.textfacts import STOPWORDS
+from knowledge.text.words import STOPWORDS
 
 _AMOUNT_QUESTION = re.compile(
     r"\b(how much|worth|what('s| is| was| are| were) the (\w+ ){0,4}(rate|limit|threshold|allowance|"
     r"amount|cap|bonus|charge|penalty|fee|wage))\b",
     re.I,
-)  # fmt: skip
+)
 _GENERIC_WORDS = STOPWORDS | frozenset(
-    ("how", "rules", "rate", "rates", "amount", "eligibility", "overview", "claim", "claiming", "apply")
-)  # fmt: skip
+    (
+        "how",
+        "rules",
+        "rate",
+        "rates",
+        "amount",
+        "eligibility",
+        "overview",
+        "claim",
+        "claiming",
+        "apply",
+    )
+)
 NO_FACTS_GAP = 0.30  # the topic beats every concept that holds facts by this much
 TOPIC_WORDS_SHARE = 2 / 3
 
@@ -28,7 +39,13 @@ TOPIC_WORDS_SHARE = 2 / 3
 # threshold is only weighed: paraphrases and everyday words fall under it.
 NO_TOPIC = "nothing_above_floor"
 # Reasons that say the facts are not there (no_match); the others say they may be, unsure.
-_ABSENT = ("out_of_scope", "nothing_above_floor", "no_rule_in_force_on_date", "only_historical", "no_facts_for_concept")  # fmt: skip
+_ABSENT = (
+    "out_of_scope",
+    "nothing_above_floor",
+    "no_rule_in_force_on_date",
+    "only_historical",
+    "no_facts_for_concept",
+)
 
 
 @dataclass
@@ -46,13 +63,22 @@ def decide_outcome(*, params, hits, topic, concept_rows, thresholds, day) -> Dec
     taxonomy stays `no_match`, and facts that are all below quality stay `low_confidence`, whatever the
     confidence."""
     outcome, reasons = typed_outcome(
-        params=params, hits=hits, topic=topic, concept_rows=concept_rows,
-        thresholds=thresholds, day=day,
-    )  # fmt: skip
+        params=params,
+        hits=hits,
+        topic=topic,
+        concept_rows=concept_rows,
+        thresholds=thresholds,
+        day=day,
+    )
     signals = outcome_signals(
-        question=params.query, hits=hits, topic=topic, concept_rows=concept_rows, day=day,
-        dated=params.as_of is not None, rule_reasons=reasons,
-    )  # fmt: skip
+        question=params.query,
+        hits=hits,
+        topic=topic,
+        concept_rows=concept_rows,
+        day=day,
+        dated=params.as_of is not None,
+        rule_reasons=reasons,
+    )
     model = outcome_model()
     if model is None:
         return Decision(outcome, reasons, None, signals)

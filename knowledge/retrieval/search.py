@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from knowledge.embeddings import get_embedder
 from knowledge.models import Category
 from knowledge.retrieval.context import assemble_context
 from knowledge.retrieval.hits import ConceptHit, load_hits
 from knowledge.retrieval.outcome import decide_outcome
+from knowledge.retrieval.params import SearchParams
 from knowledge.retrieval.ranking import apply_quality, rank
 from knowledge.retrieval.sql import (
     alongside,
@@ -27,8 +27,6 @@ from knowledge.retrieval.sql import (
     vector_literal,
 )
 
-MAX_QUERY_CHARS = 2000
-
 
 class SearchError(ValueError):
     """A search request that cannot be answered as asked; `field` names the culprit."""
@@ -36,21 +34,6 @@ class SearchError(ValueError):
     def __init__(self, field: str, message: str):
         super().__init__(f"{field}: {message}")
         self.field, self.message = field, message
-
-
-@dataclass
-class SearchParams:
-    query: str
-    k: int = 5
-    floor: float | None = None
-    quality: float | None = None
-    min_results: int = 3
-    categories: list[str] = field(default_factory=list)
-    include_historical: bool = False
-    as_of: dt.date | None = None
-    token_budget: int = 8000
-    mode: str = ""  # "concept" | "units" | "both"; default from settings
-    hybrid: bool | None = None
 
 
 @dataclass
@@ -74,16 +57,23 @@ def thresholds_for_model(model: str) -> dict[str, float]:
     return dict(table.get(model) or table["default"])
 
 
-def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = None) -> SearchResult:
+def concept_search(
+    *,
+    params: SearchParams,
+    query_vector: np.ndarray | None = None,
+    with_context: bool = True,
+) -> SearchResult:
+    """One search, stage by stage. `with_context=False` leaves the context and sources
+    empty, for a caller that merges several searches and assembles the context once."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     thresholds = thresholds_for_model(get_embedder().name)
     floor = thresholds["floor"] if params.floor is None else params.floor
     quality = thresholds["quality"] if params.quality is None else params.quality
-    _validate(params, floor, quality)
+    _validate(floor, quality)
     mode = params.mode or settings.RETRIEVAL_MODE
     hybrid = settings.RETRIEVAL_HYBRID if params.hybrid is None else params.hybrid
-    day = params.as_of or timezone.localdate()
+    day = params.day()
     visible_only = not params.include_historical
     timings["validate"] = _ms(started)
 
@@ -114,11 +104,17 @@ def concept_search(*, params: SearchParams, query_vector: np.ndarray | None = No
 
     step = time.perf_counter()
     decision = decide_outcome(
-        params=params, hits=hits, topic=topic, concept_rows=concept_rows,
-        thresholds=thresholds, day=day,
-    )  # fmt: skip
-    context, tokens = assemble_context(hits, budget=params.token_budget, day=day)
-    sources = source_urls(hits)
+        params=params,
+        hits=hits,
+        topic=topic,
+        concept_rows=concept_rows,
+        thresholds=thresholds,
+        day=day,
+    )
+    context, tokens = "", 0
+    if with_context:
+        context, tokens = assemble_context(hits, budget=params.token_budget, day=day)
+    sources = source_urls(hits) if with_context else []
     timings["assemble"] = _ms(step)
     timings["total"] = _ms(started)
     return SearchResult(
@@ -144,8 +140,11 @@ def _candidates(params: SearchParams, vector_text: str, *, floor: float, hybrid:
     limit = 2 * params.k
     concepts_found = alongside(
         nearest_concepts_tuned,
-        vector_text=vector_text, floor=floor, limit=max(limit, 10), category_ids=category_ids,
-    )  # fmt: skip
+        vector_text=vector_text,
+        floor=floor,
+        limit=max(limit, 10),
+        category_ids=category_ids,
+    )
     with transaction.atomic():
         tune_index_scans()
         unit_rows = nearest_units(
@@ -175,26 +174,11 @@ def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 2)
 
 
-def _validate(params: SearchParams, floor: float, quality: float) -> None:
-    if not params.query or not params.query.strip():
-        raise SearchError("query", "must not be empty")
-    if len(params.query) > MAX_QUERY_CHARS:
-        raise SearchError("query", f"must be at most {MAX_QUERY_CHARS} characters")
-    if not 1 <= params.k <= 50:
-        raise SearchError("k", "must be between 1 and 50")
-    for name, value in (("floor", floor), ("quality", quality)):
-        if not 0.0 <= value <= 1.0:
-            raise SearchError(name, "must be between 0 and 1")
+def _validate(floor: float, quality: float) -> None:
+    """The one check the request model cannot make: a threshold sent beside the other's
+    default (which depends on the embedding model) must keep floor <= quality."""
     if floor > quality:
         raise SearchError("floor", f"must not be above quality ({quality})")
-    if not 0 <= params.min_results <= params.k:
-        raise SearchError("min_results", f"must be between 0 and k ({params.k})")
-    if not 100 <= params.token_budget <= 100_000:
-        raise SearchError("token_budget", "must be between 100 and 100000")
-    if params.as_of and not dt.date(1990, 1, 1) <= params.as_of <= dt.date(2100, 12, 31):
-        raise SearchError("as_of", "must be between 1990-01-01 and 2100-12-31")
-    if params.mode and params.mode not in ("concept", "units", "both"):
-        raise SearchError("mode", "must be concept, units or both")
 
 
 def _category_ids(slugs: list[str]) -> list[int] | None:

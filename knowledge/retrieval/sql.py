@@ -14,7 +14,7 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 
-from knowledge.temporal import in_force_sql
+from knowledge.domain.temporal import in_force_sql
 
 T = TypeVar("T")
 

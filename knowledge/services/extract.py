@@ -306,9 +306,10 @@ def _category_units_pass(*, run: Run, provider, category: Category) -> None:
     keep = [  # example links point into the whole list, so they are dropped here
         (dataclasses.replace(proposal, example_of=None), check)
         for proposal, check in zip(proposals, checked, strict=True)
-        if not check.kind and check.concept.category_id == category.pk
+        if not check.kind
+        and check.concept.category_id == category.pk
         and fingerprint(proposal.text) not in held
-    ]  # fmt: skip
+    ]
     with transaction.atomic():
         units = checked_proposals_store(
             run=run, snapshot=snapshot, proposals=[p for p, _ in keep], checked=[c for _, c in keep]

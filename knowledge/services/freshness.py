@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from knowledge.evidence import locate_quote
 from knowledge.models import AtomicUnit, PageSnapshot, Source
+from knowledge.text.evidence import locate_quote
 
 
 @dataclass
@@ -38,13 +38,16 @@ def source_reverify(*, source_id: int) -> Reverification:
         )
         now = timezone.now()
         held = set(
-            AtomicUnit.objects.alive().filter(snapshot_id=current.pk)
+            AtomicUnit.objects.alive()
+            .filter(snapshot_id=current.pk)
             .values_list("concept_id", "fingerprint")
-        )  # fmt: skip
+        )
         units = (
-            AtomicUnit.objects.alive().filter(source_id=source_id)
-            .select_for_update(of=("self",)).select_related("concept")
-        )  # fmt: skip
+            AtomicUnit.objects.alive()
+            .filter(source_id=source_id)
+            .select_for_update(of=("self",))
+            .select_related("concept")
+        )
         for unit in units:
             _reverify(unit, current, now=now, report=report, held=held)
     return report
@@ -90,7 +93,13 @@ def _reverify(unit, current: PageSnapshot, *, now, report: Reverification, held:
         start, end = found
         unit.snapshot_id, unit.evidence_start, unit.evidence_end = current.pk, start, end
         unit.evidence_quote, unit.evidence_verified = current.text[start:end], True
-        fields += ["snapshot", "evidence_start", "evidence_end", "evidence_quote", "evidence_verified"]  # fmt: skip
+        fields += [
+            "snapshot",
+            "evidence_start",
+            "evidence_end",
+            "evidence_quote",
+            "evidence_verified",
+        ]
         report.moved += 1
     unit.confirmed_at, unit.unconfirmed_at = now, None
     unit.save(update_fields=fields)

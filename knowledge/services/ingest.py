@@ -89,9 +89,11 @@ def _snapshot_with_raw_hash(url: str, raw_hash: str) -> PageSnapshot | None:
 def _source_touch(source: Source) -> None:
     """An unchanged fetch: remember when, and clear a gone/error status it no longer has."""
     fields = {
-        "last_fetched_at": timezone.now(), "updated_at": timezone.now(),
-        "failures_in_a_row": 0, "failing_since": None,
-    }  # fmt: skip
+        "last_fetched_at": timezone.now(),
+        "updated_at": timezone.now(),
+        "failures_in_a_row": 0,
+        "failing_since": None,
+    }
     if source.status in (Source.Status.GONE, Source.Status.ERROR):
         fields.update(status=Source.Status.OK, status_reason="")
     Source.objects.filter(pk=source.pk).update(**fields)
@@ -199,9 +201,16 @@ def source_record_failure(*, url: str, gone: bool, reason: str) -> Source | None
             )
         source.status_reason = reason[:2000]
         source.last_fetched_at = now
-        source.save(update_fields=[
-            "status", "status_reason", "last_fetched_at", "failures_in_a_row", "failing_since", "updated_at",
-        ])  # fmt: skip
+        source.save(
+            update_fields=[
+                "status",
+                "status_reason",
+                "last_fetched_at",
+                "failures_in_a_row",
+                "failing_since",
+                "updated_at",
+            ]
+        )
         return source
 
 
@@ -389,11 +398,13 @@ def refresh_job_create() -> IngestJob | None:
     return ingest_job_create(kind=IngestJob.Kind.REFRESH, refs=paths)
 
 
-def source_fetch_job_create(*, source_id: int) -> IngestJob:
-    source = Source.objects.get(pk=source_id)
-    if not source.url.startswith(GOVUK_ORIGIN + "/"):
-        raise ValueError(f"source {source_id} is not a gov.uk page: {source.url}")
-    return ingest_job_create(kind=IngestJob.Kind.GOVUK, refs=[source.url[len(GOVUK_ORIGIN) :]])
+def ingested_snapshot_id(*, job_id: int, ref: str) -> int | None:
+    """The snapshot a job's page stored when it was new or changed; None when it stored
+    nothing new (unchanged, failed, or not fetched yet)."""
+    item = IngestItem.objects.filter(job_id=job_id, ref=ref).first()
+    if item is None or item.outcome not in (Outcome.NEW, Outcome.CHANGED):
+        return None
+    return item.snapshot_id
 
 
 def govuk_job_create(*, paths: list[str]) -> IngestJob:

@@ -16,7 +16,6 @@ from decimal import Decimal
 
 from django.db.models import Max
 
-from knowledge.evidence import locate_quote
 from knowledge.models import (
     AtomicUnit,
     Concept,
@@ -26,6 +25,7 @@ from knowledge.models import (
     PageSnapshot,
 )
 from knowledge.providers import UnitProposal
+from knowledge.text.evidence import locate_quote
 
 EARLIEST, LATEST = dt.date(1990, 1, 1), dt.date(2100, 12, 31)
 MAX_AMOUNT = Decimal(10) ** 12  # AtomicUnit.value_amount holds 12 digits before the point

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knowledge import govuk
-from knowledge.evidence import locate_quote
 from knowledge.models import AtomicUnit, Source
 from knowledge.services.embed import units_embed
 from knowledge.services.extract import ExtractionFailed, snapshot_extract
 from knowledge.services.ingest import Outcome, page_file_order, page_store
+from knowledge.text.evidence import locate_quote
 
 
 @dataclass

@@ -112,9 +112,12 @@ class TaxonomyLoadReport:
     @property
     def change_count(self) -> int:
         return (
-            len(self.created) + len(self.aliases_added) + len(self.categories_created)
-            + len(self.glossary_added) + len(self.life_events_added)
-        )  # fmt: skip
+            len(self.created)
+            + len(self.aliases_added)
+            + len(self.categories_created)
+            + len(self.glossary_added)
+            + len(self.life_events_added)
+        )
 
 
 def taxonomy_parse(*, text: str, origin: str = "taxonomy") -> TaxonomySpec:

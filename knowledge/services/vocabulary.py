@@ -44,8 +44,9 @@ def glossary_ensure(specs: list[GlossarySpec], report) -> None:
     not exist is an error of the file (raised as ValueError; the caller's transaction rolls
     back)."""
     held = {
-        (term.lower(), means.lower()) for term, means in GlossaryTerm.objects.values_list("term", "means")
-    }  # fmt: skip
+        (term.lower(), means.lower())
+        for term, means in GlossaryTerm.objects.values_list("term", "means")
+    }
     for spec in specs:
         key = (spec.term.strip().lower(), spec.means.strip().lower())
         if key in held:

@@ -11,8 +11,9 @@ import re
 
 from rapidfuzz import fuzz
 
-from knowledge.parsing import normalise_inline
-from knowledge.textfacts import MONTHS, find_amounts, find_validities
+from knowledge.text.amounts import find_amounts
+from knowledge.text.dates import MONTHS, find_validities
+from knowledge.text.normalise import normalise_inline
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")

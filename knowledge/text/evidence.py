@@ -7,8 +7,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from knowledge.parsing import QUOTES as _STRAIGHT
-from knowledge.parsing import normalise_inline
+from knowledge.text.normalise import QUOTES as _STRAIGHT
+from knowledge.text.normalise import normalise_inline
 
 _INVISIBLE = set("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 

@@ -14,8 +14,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from knowledge.temporal import tax_year_start_year
-from knowledge.textfacts import MONTH_ABBREVIATIONS, MONTHS
+from knowledge.text.dates import MONTH_ABBREVIATIONS, MONTHS, tax_year_start_year
 
 _MONTH_NUMBERS = MONTHS | MONTH_ABBREVIATIONS  # "July", "jul", "sept"
 _MONTH = r"(?P<month>" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
@@ -23,14 +22,39 @@ _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _NOT_A_PERSON = r"(?<!born )(?<!born in )(?<!born on )(?<!birthday )"
 
 _PATTERNS: list[tuple[str, re.Pattern]] = [
-    ("day", re.compile(rf"{_NOT_A_PERSON}\b(?P<day>[0-3]?\d)(?:st|nd|rd|th)? {_MONTH},? {_YEAR}\b", re.I)),
-    ("day", re.compile(rf"{_NOT_A_PERSON}\b{_MONTH} (?P<day>[0-3]?\d)(?:st|nd|rd|th)?,? {_YEAR}\b", re.I)),
-    ("span", re.compile(r"(?<![£\d.,])\b(?P<year>(?:19|20)\d\d) ?(?:/|-|–|to) ?(?P<end>(?:19|20)?\d\d)\b(?![\d%,.]\d)", re.I)),
+    (
+        "day",
+        re.compile(
+            rf"{_NOT_A_PERSON}\b(?P<day>[0-3]?\d)(?:st|nd|rd|th)? {_MONTH},? {_YEAR}\b", re.I
+        ),
+    ),
+    (
+        "day",
+        re.compile(
+            rf"{_NOT_A_PERSON}\b{_MONTH} (?P<day>[0-3]?\d)(?:st|nd|rd|th)?,? {_YEAR}\b", re.I
+        ),
+    ),
+    (
+        "span",
+        re.compile(
+            r"(?<![£\d.,])\b(?P<year>(?:19|20)\d\d) ?(?:/|-|–|to) ?(?P<end>(?:19|20)?\d\d)\b(?![\d%,.]\d)",
+            re.I,
+        ),
+    ),
     ("month", re.compile(rf"{_NOT_A_PERSON}\b{_MONTH} {_YEAR}\b", re.I)),
-    ("relative", re.compile(r"\b(?P<which>last|this|current|next|previous|coming)(?: tax)? year\b", re.I)),
+    (
+        "relative",
+        re.compile(r"\b(?P<which>last|this|current|next|previous|coming)(?: tax)? year\b", re.I),
+    ),
     ("next_april", re.compile(r"\b(?:from |after )?next april\b", re.I)),
-    ("year", re.compile(rf"{_NOT_A_PERSON}(?<![£\d.,])\b(?:in|during|for|of|back in|around|since|until|before|after) {_YEAR}\b(?![\d%,.]\d)(?! ?[/–-] ?\d)", re.I)),
-]  # fmt: skip
+    (
+        "year",
+        re.compile(
+            rf"{_NOT_A_PERSON}(?<![£\d.,])\b(?:in|during|for|of|back in|around|since|until|before|after) {_YEAR}\b(?![\d%,.]\d)(?! ?[/–-] ?\d)",
+            re.I,
+        ),
+    ),
+]
 _ABOUT_BIRTH = re.compile(r"\bborn\b", re.I)
 _BEFORE = re.compile(r"\b(?:before|until|up to|prior to)\s*$", re.I)
 

@@ -24,7 +24,8 @@ from decimal import Decimal
 from django.utils import timezone
 
 from knowledge.models import AtomicUnit
-from knowledge.textfacts import STOPWORDS, designators, find_amounts
+from knowledge.text.amounts import find_amounts
+from knowledge.text.words import STOPWORDS, designators
 from knowledge.verification.claims import (
     Claim,
     Figure,
@@ -161,17 +162,24 @@ def _figure_verdict(
     # beside the figure is beside the claim's), as a contradicting figure must.
     near_claim = figure_context(claim.text, figure.start, figure.end)
     stating = [
-        e for e in evidence
-        if e.temporal_status != "unconfirmed" and _states(e.unit, figure)
+        e
+        for e in evidence
+        if e.temporal_status != "unconfirmed"
+        and _states(e.unit, figure)
         and (
             e.similarity >= thresholds.figure_topic
-            or (e.similarity >= thresholds.differs_topic and _states_beside(e.unit, figure, near_claim))
+            or (
+                e.similarity >= thresholds.differs_topic
+                and _states_beside(e.unit, figure, near_claim)
+            )
         )
-    ]  # fmt: skip
+    ]
     in_force = [
-        e for e in stating
-        if e.temporal_status == "current" and not _printed_for_another_year(e.unit.text, figure, day)
-    ]  # fmt: skip
+        e
+        for e in stating
+        if e.temporal_status == "current"
+        and not _printed_for_another_year(e.unit.text, figure, day)
+    ]
     if in_force:
         best = in_force[0]
         period = _unit_period(best.unit, figure)
@@ -220,7 +228,12 @@ def _states(unit: AtomicUnit, figure: Figure) -> bool:
 
 # A length of time is one measure whatever it is counted in: "182 days" is "26 weeks" and
 # about "6 months" (equal within DURATION_SHARE: a month is not a whole number of days).
-DAYS_IN = {"days": Decimal(1), "weeks": Decimal(7), "months": Decimal("30.4375"), "years": Decimal("365.25")}  # fmt: skip
+DAYS_IN = {
+    "days": Decimal(1),
+    "weeks": Decimal(7),
+    "months": Decimal("30.4375"),
+    "years": Decimal("365.25"),
+}
 DURATION_SHARE = Decimal("0.015")
 
 
@@ -304,15 +317,17 @@ def _other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> lis
     near_claim = figure_context(claim.text, figure.start, figure.end)
     variants = designators(claim.text)
     return [
-        e for e in evidence
-        if e.temporal_status == "current" and not _worked_example(e.unit)
+        e
+        for e in evidence
+        if e.temporal_status == "current"
+        and not _worked_example(e.unit)
         and not _another_variant(variants, e.unit.text)
         and any(
             near_claim & figure_context(e.unit.text, start, end)
             and not _periods_differ(figure.period, period_after(e.unit.text, end))
             for start, end, _ in _printed_figures(e.unit.text, figure.unit)
         )
-    ]  # fmt: skip
+    ]
 
 
 def _another_variant(claimed: set[str], text: str) -> bool:
@@ -353,9 +368,10 @@ def figure_context(text: str, start: int, end: int) -> frozenset[str]:
 
     def words(stretch: str) -> list[str]:
         return [
-            w[:5] for w in re.findall(r"[a-z]+|\d+", stretch.lower())
+            w[:5]
+            for w in re.findall(r"[a-z]+|\d+", stretch.lower())
             if w not in STOPWORDS and w not in _CONTEXT_NOISE and (len(w) > 2 or w.isdigit())
-        ]  # fmt: skip
+        ]
 
     return frozenset(words(before)[-CONTEXT_WORDS:] + words(after)[:CONTEXT_WORDS])
 

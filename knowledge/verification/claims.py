@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from knowledge.textfacts import STOPWORDS, find_amounts, period_in
+from knowledge.text.amounts import find_amounts, period_in
+from knowledge.text.words import STOPWORDS
 
 _SENTENCE = re.compile(r"(?:[^.!?]|[.!?](?=\d))+(?:[.!?]|$)")
 _CLAUSE_BREAK = re.compile(
@@ -191,7 +192,7 @@ def claim_figures(text: str) -> list[Figure]:
                 amount.printed,
                 amount.start,
                 amount.end,
-            )  # fmt: skip
+            )
         )
     for match in _THOUSANDS.finditer(text):
         value = Decimal(match.group(1)) * 1000
@@ -216,7 +217,7 @@ def claim_figures(text: str) -> list[Figure]:
                     False,
                     match.group(),
                     *match.span(),
-                )  # fmt: skip
+                )
             )
     figures += _counts(text)
     return figures

@@ -48,7 +48,9 @@ def _unset_columns(model, *, given: set[str]) -> list[tuple[str, str, object]]:
             continue
         default = field.get_default()
         if default is None:
-            raise ValueError(f"the benchmark cannot fill {model._meta.db_table}.{field.column}: add it to its columns")  # fmt: skip
+            raise ValueError(
+                f"the benchmark cannot fill {model._meta.db_table}.{field.column}: add it to its columns"
+            )
         unset.append((field.column, field.db_type(connection).split("(")[0], default))
     return unset
 

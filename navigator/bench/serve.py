@@ -115,13 +115,22 @@ def api_served(
         listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         base_url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "navigator.bench.wsgi:application",
-             "--bind", f"fd://{listener.fileno()}", "--workers", str(WORKERS),
-             "--log-level", "warning"],
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "navigator.bench.wsgi:application",
+                "--bind",
+                f"fd://{listener.fileno()}",
+                "--workers",
+                str(WORKERS),
+                "--log-level",
+                "warning",
+            ],
             env=_server_environment(questions_file, embed=embed),
             cwd=settings.BASE_DIR,
             pass_fds=[listener.fileno()],
-        )  # fmt: skip
+        )
         try:
             _wait_until_ready(base_url, process)
             yield ServedApi(base_url=base_url, process=process)
@@ -176,7 +185,9 @@ def _wait_until_ready(base_url: str, process: subprocess.Popen) -> None:
     deadline = time.monotonic() + READY_SECONDS
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"the benchmark's API server exited with status {process.returncode} (its errors are above)")  # fmt: skip
+            raise RuntimeError(
+                f"the benchmark's API server exited with status {process.returncode} (its errors are above)"
+            )
         try:
             httpx.get(f"{base_url}/api/v1/health", timeout=5, trust_env=False)
             return  # any answer, 503 included (no Redis, say), means it serves

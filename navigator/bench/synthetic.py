@@ -42,10 +42,21 @@ KNOWLEDGE_TABLES = [
 ]
 API_TABLES = ["navigator_querylog", "navigator_apitoken"]
 # Unit life cycle: (kind, share). Expired and superseded units are the ~25% historical ones.
-LIFE_SHARES = (("current", 0.73), ("expired", 0.15), ("superseded", 0.10),
-               ("upcoming", 0.01), ("deleted", 0.01))  # fmt: skip
-UNIT_TYPES = (("rule", 0.3), ("threshold", 0.25), ("eligibility", 0.15),
-              ("definition", 0.12), ("procedure", 0.13), ("example", 0.05))  # fmt: skip
+LIFE_SHARES = (
+    ("current", 0.73),
+    ("expired", 0.15),
+    ("superseded", 0.10),
+    ("upcoming", 0.01),
+    ("deleted", 0.01),
+)
+UNIT_TYPES = (
+    ("rule", 0.3),
+    ("threshold", 0.25),
+    ("eligibility", 0.15),
+    ("definition", 0.12),
+    ("procedure", 0.13),
+    ("example", 0.05),
+)
 
 
 @dataclass
@@ -247,7 +258,9 @@ def _batch_rows(
     *, batch: range, layout: _Layout, topics: np.ndarray, model: VectorModel, rng
 ) -> _BatchRows:
     concepts = layout.concepts_of(batch)
-    owners = np.repeat(np.arange(concepts.start, concepts.stop), layout.counts[concepts.start : concepts.stop])  # fmt: skip
+    owners = np.repeat(
+        np.arange(concepts.start, concepts.stop), layout.counts[concepts.start : concepts.stop]
+    )
     draft = _UnitDraft(
         first_id=int(layout.first_unit_ids[concepts.start]),
         vectors=vectors_near(rng, topics[owners], model.unit_cosine, shaped=model.shaped),
@@ -277,18 +290,62 @@ def _source_rows(rows: _BatchRows, *, source: int, layout: _Layout, draft: _Unit
         ids = layout.unit_ids_of(concept)
         lives = _lives(ids, [draft.kinds[unit_id - draft.first_id] for unit_id in ids])
         for unit_id, life in zip(ids, lives, strict=True):
-            row = _unit_row(unit_id, concept=concept + 1, source=source_id, life=life, start=position, draft=draft, now=now)  # fmt: skip
+            row = _unit_row(
+                unit_id,
+                concept=concept + 1,
+                source=source_id,
+                life=life,
+                start=position,
+                draft=draft,
+                now=now,
+            )
             rows.units.append(row)
             rows.historical += life["historical"]
             pieces.append(row[UNIT_TEXT] + "\n")
             position += len(row[UNIT_TEXT]) + 1
         heading_path = [layout.names[concept]]
-        sections.append({"start": section_start, "end": position, "level": 2, "url": f"{url}/part-{part}", "heading_path": heading_path})  # fmt: skip
+        sections.append(
+            {
+                "start": section_start,
+                "end": position,
+                "level": 2,
+                "url": f"{url}/part-{part}",
+                "heading_path": heading_path,
+            }
+        )
     text = "".join(pieces)
     content_hash = hashlib.sha256(text.encode()).hexdigest()
     base_path = url.removeprefix("https://www.gov.uk")
-    rows.sources.append((source_id, now, now, url, base_path, f"Guide {source_id}", "guide", content_hash, now, "ok", "", source_id))  # fmt: skip
-    rows.snapshots.append((source_id, source_id, content_hash, content_hash, url, {"synthetic": True}, text, sections, "", now))  # fmt: skip
+    rows.sources.append(
+        (
+            source_id,
+            now,
+            now,
+            url,
+            base_path,
+            f"Guide {source_id}",
+            "guide",
+            content_hash,
+            now,
+            "ok",
+            "",
+            source_id,
+        )
+    )
+    rows.snapshots.append(
+        (
+            source_id,
+            source_id,
+            content_hash,
+            content_hash,
+            url,
+            {"synthetic": True},
+            text,
+            sections,
+            "",
+            now,
+        )
+    )
 
 
 def _lives(ids: range, kinds: list[str]) -> list[dict]:
@@ -337,17 +394,45 @@ UNIT_TEXT = 6  # position of `text` in UNIT_COLUMNS
 
 
 def _unit_row(
-    unit_id: int, *, concept: int, source: int, life: dict, start: int, draft: _UnitDraft, now: dt.datetime
-) -> tuple:  # fmt: skip
+    unit_id: int,
+    *,
+    concept: int,
+    source: int,
+    life: dict,
+    start: int,
+    draft: _UnitDraft,
+    now: dt.datetime,
+) -> tuple:
     n = unit_id - draft.first_id
     text, unit_type = draft.texts[n], draft.types[n]
     amount = Decimal(int(draft.amounts[n])) if unit_type == "threshold" else None
     return (
-        unit_id, now, now, concept, life["ordinal"], unit_type, text, amount,
-        "GBP" if amount is not None else "", "year" if amount is not None else "",
-        life["valid_from"], life["valid_to"], life["superseded_by"], life["superseded_date"],
-        source, source, text, start, start + len(text), True,
-        "approved" if draft.approved[n] else "pending", "heuristic", "", "synthetic",
-        hashlib.sha256(text.lower().encode()).hexdigest(), draft.vectors[n], draft.model,
+        unit_id,
+        now,
+        now,
+        concept,
+        life["ordinal"],
+        unit_type,
+        text,
+        amount,
+        "GBP" if amount is not None else "",
+        "year" if amount is not None else "",
+        life["valid_from"],
+        life["valid_to"],
+        life["superseded_by"],
+        life["superseded_date"],
+        source,
+        source,
+        text,
+        start,
+        start + len(text),
+        True,
+        "approved" if draft.approved[n] else "pending",
+        "heuristic",
+        "",
+        "synthetic",
+        hashlib.sha256(text.lower().encode()).hexdigest(),
+        draft.vectors[n],
+        draft.model,
         life["deleted_at"],
-    )  # fmt: skip
+    )

@@ -18,9 +18,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from knowledge import retrieval
+from knowledge.domain.questions import ConversationTurn
 from knowledge.embeddings import get_embedder
 from knowledge.providers import HeuristicProvider
-from knowledge.providers.types import ConversationTurn
 from knowledge.query.vocabulary import taxonomy_file_vocabulary
 from navigator.bench.draws import BenchQueries
 from navigator.bench.options import BenchOptions, Progress

@@ -16,7 +16,7 @@ from knowledge.providers import (
     UnitText,
 )
 from knowledge.providers.heuristic import HeuristicProvider
-from knowledge.unitcompare import (
+from knowledge.text.compare import (
     figures,
     masked,
     masked_similarity,
@@ -26,8 +26,9 @@ from knowledge.unitcompare import (
 from tests.fake_openai import fake_openai_fixture  # noqa: F401
 
 
-def threshold(text: str, amount: str, *, period: str = "year", start: int | None = None,
-              unit: str = "GBP") -> UnitText:  # fmt: skip
+def threshold(
+    text: str, amount: str, *, period: str = "year", start: int | None = None, unit: str = "GBP"
+) -> UnitText:
     return UnitText(
         unit_type="threshold",
         text=text,
@@ -56,8 +57,13 @@ def test_figures_differ_when_an_amount_percentage_number_or_date_differs():
     base = "From 6 April 2024 you pay 20% on £12,570 if you're 18 or over."
     assert figures(base) == figures(base.replace("pay", "owe"))
     for changed in ("£12,500", "21%", "7 April 2024", "16 or over", "6 May 2024"):
-        original = {"£12,500": "£12,570", "21%": "20%", "7 April 2024": "6 April 2024",
-                    "16 or over": "18 or over", "6 May 2024": "6 April 2024"}[changed]  # fmt: skip
+        original = {
+            "£12,500": "£12,570",
+            "21%": "20%",
+            "7 April 2024": "6 April 2024",
+            "16 or over": "18 or over",
+            "6 May 2024": "6 April 2024",
+        }[changed]
         assert figures(base) != figures(base.replace(original, changed)), changed
 
 
@@ -103,18 +109,36 @@ def test_heuristic_new_validity_alone_is_the_same_rule():
 @pytest.mark.parametrize(
     ("newer", "why"),
     [
-        (UnitText(unit_type="rule", text="The Personal Allowance is £12,570 a year.",
-                  valid_from=dt.date(2021, 4, 6)), "different unit types"),
-        (threshold("The Personal Allowance is £242 a week.", "242", period="week", start=2021),
-         "different quantities"),
-        (threshold("The Personal Allowance is 20% a year.", "20", unit="percent", start=2021),
-         "different quantities"),
-        (threshold("The Personal Allowance is £12,500 a year.", "12500", start=2019),
-         "a restatement"),
-        (threshold("You get a bonus of £12,570 when you open a Lifetime ISA for a first home.",
-                   "12570", start=2021), "the words differ too much"),
+        (
+            UnitText(
+                unit_type="rule",
+                text="The Personal Allowance is £12,570 a year.",
+                valid_from=dt.date(2021, 4, 6),
+            ),
+            "different unit types",
+        ),
+        (
+            threshold("The Personal Allowance is £242 a week.", "242", period="week", start=2021),
+            "different quantities",
+        ),
+        (
+            threshold("The Personal Allowance is 20% a year.", "20", unit="percent", start=2021),
+            "different quantities",
+        ),
+        (
+            threshold("The Personal Allowance is £12,500 a year.", "12500", start=2019),
+            "a restatement",
+        ),
+        (
+            threshold(
+                "You get a bonus of £12,570 when you open a Lifetime ISA for a first home.",
+                "12570",
+                start=2021,
+            ),
+            "the words differ too much",
+        ),
     ],
-)  # fmt: skip
+)
 def test_heuristic_says_not_the_same_rule_and_why(newer, why):
     verdict = adjudicate(OLD_PA, newer)
     assert verdict.same_rule is False
@@ -157,15 +181,21 @@ def provider_for(fake, *, max_retries: int = 0) -> OpenAIProvider:
 def test_openai_adjudication_sends_a_strict_schema_and_returns_the_verdict(fake_openai):
     fake_openai.answer(
         {"same_rule": True, "confidence": 0.9, "rationale": "£12,500 → £12,570"},
-        model="judge-model", prompt_tokens=321, completion_tokens=17,
-    )  # fmt: skip
+        model="judge-model",
+        prompt_tokens=321,
+        completion_tokens=17,
+    )
     verdict = provider_for(fake_openai).adjudicate_superseding(older=OLD_PA, newer=NEW_PA)
     assert (verdict.same_rule, verdict.confidence, verdict.rationale) == (
-        True, 0.9, "£12,500 → £12,570"
-    )  # fmt: skip
+        True,
+        0.9,
+        "£12,500 → £12,570",
+    )
     assert (verdict.usage.model, verdict.usage.prompt_tokens, verdict.usage.completion_tokens) == (
-        "judge-model", 321, 17
-    )  # fmt: skip
+        "judge-model",
+        321,
+        17,
+    )
     request = fake_openai.requests[0]
     assert request.model == "judge-model"
     schema = request.response_format["json_schema"]

@@ -69,21 +69,34 @@ def unit(db):
 
 def unit_form(unit, **changes) -> dict:
     data = {
-        "concept": unit.concept_id, "ordinal": unit.ordinal, "unit_type": unit.unit_type,
-        "text": unit.text, "value_amount": "", "value_unit": "", "value_period": "",
-        "valid_from": "2024-04-06", "valid_to": "", "example_of": "",
-        "review_status": unit.review_status, "validity_basis": "",
-        "sightings-TOTAL_FORMS": "0", "sightings-INITIAL_FORMS": "0",
-    }  # fmt: skip
+        "concept": unit.concept_id,
+        "ordinal": unit.ordinal,
+        "unit_type": unit.unit_type,
+        "text": unit.text,
+        "value_amount": "",
+        "value_unit": "",
+        "value_period": "",
+        "valid_from": "2024-04-06",
+        "valid_to": "",
+        "example_of": "",
+        "review_status": unit.review_status,
+        "validity_basis": "",
+        "sightings-TOTAL_FORMS": "0",
+        "sightings-INITIAL_FORMS": "0",
+    }
     return data | changes
 
 
 def concept_form(concept, **changes) -> dict:
     data = {
-        "taxonomy_id": concept.taxonomy_id, "category": concept.category_id,
-        "name": concept.name, "description": concept.description, "status": concept.status,
-        "aliases-TOTAL_FORMS": "0", "aliases-INITIAL_FORMS": "0",
-    }  # fmt: skip
+        "taxonomy_id": concept.taxonomy_id,
+        "category": concept.category_id,
+        "name": concept.name,
+        "description": concept.description,
+        "status": concept.status,
+        "aliases-TOTAL_FORMS": "0",
+        "aliases-INITIAL_FORMS": "0",
+    }
     return data | changes
 
 
@@ -91,8 +104,9 @@ def test_an_editors_post_to_the_admin_changes_nothing(client, editor, unit):
     client.force_login(editor)
     concept, text = unit.concept, unit.text
     unit_url = reverse("admin:knowledge_atomicunit_change", args=[unit.pk])
-    posted = unit_form(unit, text="Edited around the audit.", valid_to="2025-04-05",
-                       review_status="approved")  # fmt: skip
+    posted = unit_form(
+        unit, text="Edited around the audit.", valid_to="2025-04-05", review_status="approved"
+    )
     assert client.post(unit_url, posted).status_code == 403
     concept_url = reverse("admin:knowledge_concept_change", args=[concept.pk])
     posted = concept_form(concept, taxonomy_id="test.renamed_quietly")

@@ -56,10 +56,25 @@ def worker(transactional_db):
     database_url = worker_database_url()
     env = {**os.environ, "DEBUG": "true", "REDIS_URL": BROKER, "DATABASE_URL": database_url}
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "navigator", "worker", "--pool=solo",
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "navigator",
+            "worker",
+            "--pool=solo",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         yield process
     finally:
@@ -97,15 +112,14 @@ class ExtractionAttempts:
     records each attempt."""
 
     def __init__(self, monkeypatch, *, failures: int, cause: Exception):
-        from knowledge import providers
-        from knowledge.services import extract
+        from knowledge.services import extract, ingest
 
         self.attempts = 0
         self.failures, self.cause = failures, cause
         monkeypatch.setattr(extract, "snapshot_extract", self.extract)
-        monkeypatch.setattr(providers, "get_provider", lambda name=None: "a provider")
+        monkeypatch.setattr(ingest, "ingested_snapshot_id", lambda *, job_id, ref: 7)
 
-    def extract(self, *, snapshot_id, provider):
+    def extract(self, *, snapshot_id):
         from knowledge.services.extract import ExtractionFailed
 
         self.attempts += 1
@@ -117,14 +131,14 @@ class ExtractionAttempts:
 
 @pytest.fixture
 def retries_asked(monkeypatch) -> list[dict]:
-    """Celery's retry of extract_snapshot, recorded instead of sent to a broker."""
+    """Celery's retry of extract_ingested, recorded instead of sent to a broker."""
     asked: list[dict] = []
 
     def retry(*, exc=None, **options):
         asked.append({"exc": exc, **options})
         return Retry(exc=exc, when=options.get("countdown"))
 
-    monkeypatch.setattr(tasks.extract_snapshot, "retry", retry)
+    monkeypatch.setattr(tasks.extract_ingested, "retry", retry)
     return asked
 
 
@@ -143,7 +157,7 @@ def test_transient_llm_error_is_retried_by_celery_with_jittered_backoff(
 ):
     attempts = ExtractionAttempts(monkeypatch, failures=1, cause=ProviderTransientError("503"))
     with pytest.raises(Retry):
-        run_as_a_worker(tasks.extract_snapshot, 7, retries=retries)
+        run_as_a_worker(tasks.extract_ingested, 1, "/a-page", retries=retries)
     (asked,) = retries_asked
     assert isinstance(asked["exc"], tasks.RetryableExtractionFailure)
     assert 0 <= asked["countdown"] <= 30 * 2**retries  # full jitter under the backoff
@@ -152,22 +166,22 @@ def test_transient_llm_error_is_retried_by_celery_with_jittered_backoff(
 
 def test_last_attempt_returns_the_failed_run_so_a_chord_still_completes(monkeypatch, retries_asked):
     ExtractionAttempts(monkeypatch, failures=1, cause=ProviderTransientError("503"))
-    max_retries = tasks.extract_snapshot.max_retries
+    max_retries = tasks.extract_ingested.max_retries
     assert max_retries == 3
-    assert run_as_a_worker(tasks.extract_snapshot, 7, retries=max_retries) == "failed"
+    assert run_as_a_worker(tasks.extract_ingested, 1, "/a-page", retries=max_retries) == "failed"
     assert retries_asked == []
 
 
 def test_a_permanent_llm_error_is_not_retried(monkeypatch, retries_asked):
     ExtractionAttempts(monkeypatch, failures=1, cause=ProviderError("HTTP 400: bad request"))
-    assert run_as_a_worker(tasks.extract_snapshot, 7) == "failed"
+    assert run_as_a_worker(tasks.extract_ingested, 1, "/a-page") == "failed"
     assert retries_asked == []
 
 
 def test_eagerly_a_transient_llm_error_is_not_retried_at_once(monkeypatch, retries_asked):
     # The CLI runs tasks eagerly, where Celery would retry without waiting.
     attempts = ExtractionAttempts(monkeypatch, failures=1, cause=ProviderTransientError("503"))
-    assert tasks.extract_snapshot.apply(args=(7,)).get() == "failed"
+    assert tasks.extract_ingested.apply(args=(1, "/a-page")).get() == "failed"
     assert attempts.attempts == 1 and retries_asked == []
 
 
@@ -220,10 +234,24 @@ def loopback_worker(transactional_db, govuk_server):
         "EMBEDDINGS_WARM_ON_START": "false",
     }
     process = subprocess.Popen(
-        [sys.executable, "-c", LOOPBACK_WORKER, "worker", "--pool=prefork", "--concurrency=1",
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            LOOPBACK_WORKER,
+            "worker",
+            "--pool=prefork",
+            "--concurrency=1",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         yield process
     finally:
@@ -307,13 +335,12 @@ def test_a_timed_out_extraction_returns_failed_so_the_jobs_chord_still_embeds(
 ):
     from celery.exceptions import SoftTimeLimitExceeded
 
-    from knowledge import providers
-    from knowledge.services import extract
+    from knowledge.services import extract, ingest
 
-    def out_of_time(*, snapshot_id, provider):
+    def out_of_time(*, snapshot_id):
         raise SoftTimeLimitExceeded()
 
     monkeypatch.setattr(extract, "snapshot_extract", out_of_time)
-    monkeypatch.setattr(providers, "get_provider", lambda name=None: "a provider")
-    assert run_as_a_worker(tasks.extract_snapshot, 7) == "failed"
+    monkeypatch.setattr(ingest, "ingested_snapshot_id", lambda *, job_id, ref: 7)
+    assert run_as_a_worker(tasks.extract_ingested, 1, "/a-page") == "failed"
     assert retries_asked == []

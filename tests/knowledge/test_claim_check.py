@@ -12,9 +12,12 @@ from knowledge.verification.claims import answer_claims
 
 def _evidence(text: str, amount: str, period: str = "week", similarity: float = 0.8):
     unit = AtomicUnit(
-        unit_type="threshold", text=text, value_amount=Decimal(amount), value_unit="GBP",
+        unit_type="threshold",
+        text=text,
+        value_amount=Decimal(amount),
+        value_unit="GBP",
         value_period=period,
-    )  # fmt: skip
+    )
     return [Evidence(unit, similarity, "current")]
 
 
@@ -27,8 +30,9 @@ def _verdict(answer: str, evidence, day=None) -> tuple[str, str]:
 def test_another_figure_of_the_same_thing_contradicts():
     evidence = _evidence("Voluntary Class 3 contributions cost £17.45 a week.", "17.45")
     assert _verdict("Class 3 contributions cost £15.85 a week.", evidence) == (
-        "contradicted", "value_differs",
-    )  # fmt: skip
+        "contradicted",
+        "value_differs",
+    )
 
 
 def test_a_figure_of_something_else_on_the_page_does_not_contradict():
@@ -38,15 +42,17 @@ def test_a_figure_of_something_else_on_the_page_does_not_contradict():
         "123",
     )
     assert _verdict("Voluntary Class 3 contributions cost £17.45 a week.", earnings_limit) == (
-        "unsupported", "no_fact_found",
-    )  # fmt: skip
+        "unsupported",
+        "no_fact_found",
+    )
 
 
 def test_a_weekly_figure_is_not_another_value_of_a_monthly_one():
     weekly = _evidence("Couples: personal allowance £142.25 a week", "142.25")
     assert _verdict("A couple gets a personal allowance of £498.89 a month.", weekly) == (
-        "unsupported", "no_fact_found",
-    )  # fmt: skip
+        "unsupported",
+        "no_fact_found",
+    )
 
 
 def test_figure_context_reads_the_words_and_numbers_beside_a_figure():
@@ -68,8 +74,9 @@ def test_the_digits_of_other_amounts_are_not_what_a_figure_is_about():
 def test_a_figure_of_another_numbered_variant_does_not_contradict():
     class_2 = _evidence("Class 2 contributions cost £3.45 a week.", "3.45")
     assert _verdict("Class 3 contributions cost £17.45 a week.", class_2) == (
-        "unsupported", "no_fact_found",
-    )  # fmt: skip
+        "unsupported",
+        "no_fact_found",
+    )
     class_3 = _evidence("Class 3 contributions cost £17.45 a week.", "17.45")
     assert _verdict("Class 3 contributions cost £3.45 a week.", class_3)[0] == "contradicted"
 
@@ -86,8 +93,9 @@ def test_lengths_of_time_compare_whatever_they_are_counted_in():
         == "supported"
     )
     assert _verdict("New Style Jobseeker's Allowance is paid for up to 12 months.", days) == (
-        "contradicted", "value_differs",
-    )  # fmt: skip
+        "contradicted",
+        "value_differs",
+    )
 
 
 def test_ages_on_the_two_sides_of_one_boundary_agree():
@@ -118,8 +126,10 @@ def test_a_unit_further_away_supports_a_figure_printed_beside_the_claims_words()
     further = (THRESHOLDS.differs_topic + THRESHOLDS.figure_topic) / 2  # between the two
     loan = _evidence(
         "Budgeting Loans: You could get up to £812 if you or your partner claim Child Benefit.",
-        "812", period="", similarity=further,
-    )  # fmt: skip
+        "812",
+        period="",
+        similarity=further,
+    )
     claim = "A Budgeting Loan can be up to £812 if you or your partner claim Child Benefit."
     assert _verdict(claim, loan) == ("supported", "value_matches")
     elsewhere = _evidence("Funeral costs: £812 is the most.", "812", period="", similarity=further)
@@ -139,8 +149,9 @@ def test_a_figure_printed_for_another_years_span_is_not_in_force():
     both_years = _evidence(GRANT, "3438", period="")
     claim = "An Adult Dependants' Grant can give up to £3,354 for 2024-25."
     assert _verdict(claim, both_years, day=dt.date(2024, 10, 1)) == (
-        "contradicted", "not_in_force_on_date",
-    )  # fmt: skip
+        "contradicted",
+        "not_in_force_on_date",
+    )
     assert _verdict(claim, both_years, day=dt.date(2024, 2, 1))[0] == "supported"  # 2023 to 2024
     open_span = _evidence(
         "Over £50,000 for tax years up to and including 2023 to 2024.", "50000", period=""

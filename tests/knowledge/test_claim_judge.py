@@ -21,14 +21,20 @@ CLAIM = "Your son can keep his Child Trust Fund and have a Junior ISA alongside 
 
 
 def _fact(text: str, *, amount=None, valid_from=None) -> Evidence:
-    concept = Concept(taxonomy_id="isa.junior.eligibility", name="Junior ISA eligibility",
-                      category=Category(slug="isa", name="ISAs"))  # fmt: skip
+    concept = Concept(
+        taxonomy_id="isa.junior.eligibility",
+        name="Junior ISA eligibility",
+        category=Category(slug="isa", name="ISAs"),
+    )
     unit = AtomicUnit(
-        unit_type="eligibility" if amount is None else "threshold", text=text,
-        value_amount=None if amount is None else Decimal(amount), value_unit="GBP" if amount else "",
-        valid_from=valid_from, concept=concept,
+        unit_type="eligibility" if amount is None else "threshold",
+        text=text,
+        value_amount=None if amount is None else Decimal(amount),
+        value_unit="GBP" if amount else "",
+        valid_from=valid_from,
+        concept=concept,
         source=Source(url="https://www.gov.uk/junior-individual-savings-accounts"),
-    )  # fmt: skip
+    )
     return Evidence(unit, 0.83, "current")
 
 
@@ -43,9 +49,12 @@ def _judge(fake, *, timeout: float = 2.0) -> OpenAIProvider:
         return openai.OpenAI(base_url=fake.base_url, api_key="test", max_retries=0, timeout=wait)
 
     return OpenAIProvider(
-        client=client(30), context_model="x", extract_model="x",
-        analysis_client=client(timeout), analysis_model=JUDGE,
-    )  # fmt: skip
+        client=client(30),
+        context_model="x",
+        extract_model="x",
+        analysis_client=client(timeout),
+        analysis_model=JUDGE,
+    )
 
 
 def _verified(answer: str, judge, facts=FACTS):
@@ -117,8 +126,10 @@ def test_when_the_model_fails_the_rules_verdict_stands_with_the_failure_named(
 
     # the rules see "cannot" in the nearest fact and not in the claim
     assert (claim.verdict, claim.reason, claim.checked_by) == (
-        "contradicted", "meaning_differs", "rules",
-    )  # fmt: skip
+        "contradicted",
+        "meaning_differs",
+        "rules",
+    )
     assert claim.fallback.startswith("openai judgement failed:")
     assert named.lower() in claim.fallback.lower()
 

@@ -40,19 +40,29 @@ def propose(fake, *, existing=("lisa.bonus: Government bonus",)):
 
 def test_openai_proposals_come_back_as_said_with_usage(fake_openai):
     fake_openai.answer(
-        {"concepts": [
-            {"id_suffix": "withdrawal.charge", "name": "Withdrawal charge",
-             "description": "The 25% charge on withdrawals not for a first home or after 60."},
-            {"id_suffix": "Bad Id", "name": "x", "description": "short"},
-        ]},
-        model="reader", prompt_tokens=1200, completion_tokens=90,
-    )  # fmt: skip
+        {
+            "concepts": [
+                {
+                    "id_suffix": "withdrawal.charge",
+                    "name": "Withdrawal charge",
+                    "description": "The 25% charge on withdrawals not for a first home or after 60.",
+                },
+                {"id_suffix": "Bad Id", "name": "x", "description": "short"},
+            ]
+        },
+        model="reader",
+        prompt_tokens=1200,
+        completion_tokens=90,
+    )
     proposals, usage = propose(fake_openai)
     assert proposals == [
-        ProposedConcept("withdrawal.charge", "Withdrawal charge",
-                        "The 25% charge on withdrawals not for a first home or after 60."),
+        ProposedConcept(
+            "withdrawal.charge",
+            "Withdrawal charge",
+            "The 25% charge on withdrawals not for a first home or after 60.",
+        ),
         ProposedConcept("Bad Id", "x", "short"),  # kept: the caller drops it and counts it
-    ]  # fmt: skip
+    ]
     assert (usage.model, usage.prompt_tokens, usage.completion_tokens) == ("reader", 1200, 90)
     request = fake_openai.requests[0]
     assert request.model == "reader"

@@ -29,11 +29,17 @@ def case_file(tmp_path, *records):
 
 def record(**fields):
     claims = [
-        {"text": "You get £25.60 a week for the eldest child", "verdict": "supported",
-         "gold": [{"url": URL, "span": "Eldest or only child £25.60"}]},
-        {"text": "Each other child gets £16.95 a month", "verdict": "contradicted",
-         "gold": [{"url": URL, "span": "Additional children £16.95"}]},
-    ]  # fmt: skip
+        {
+            "text": "You get £25.60 a week for the eldest child",
+            "verdict": "supported",
+            "gold": [{"url": URL, "span": "Eldest or only child £25.60"}],
+        },
+        {
+            "text": "Each other child gets £16.95 a month",
+            "verdict": "contradicted",
+            "gold": [{"url": URL, "span": "Additional children £16.95"}],
+        },
+    ]
     return {"id": "v-1", "answer": ANSWER, "as_of": "2024-10-01", "claims": claims} | fields
 
 

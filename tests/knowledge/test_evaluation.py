@@ -415,7 +415,7 @@ def test_gold_category_without_mapping_raises(tmp_path):
 
 def test_malformed_gold_names_the_field(tmp_path):
     broken = dict(PERSONAL_ALLOWANCE, values=[{"value": 12570, "valid_from": "6 April 2021"}])
-    with pytest.raises(GoldFormatError, match=r"values\[0\]: valid_from"):
+    with pytest.raises(GoldFormatError, match=r"values\[0\]\.valid_from: "):
         gold_load(path=_gold(tmp_path, broken))
 
 
@@ -423,8 +423,8 @@ def test_malformed_gold_names_the_field(tmp_path):
     ("change", "message"),
     [
         ({"unit": "EUR"}, r"fact 0 \(income_tax.personal_allowance\): unit: expected 'rate'"),
-        ({"fact_id": 5}, r"fact 0: fact_id: Input should be a valid string, got 5"),
-        ({"values": [{"value": True, "valid_from": "2021-04-06"}]}, r"values\[0\]: value: "),
+        ({"fact_id": 5}, r"fact 0: fact_id: must be a string, got 5"),
+        ({"values": [{"value": True, "valid_from": "2021-04-06"}]}, r"values\[0\]\.value: "),
         (
             {"corpus_matches": [_match(12570, "2021-04-06", "about 12k")]},
             r"corpus_matches\[0\]: printed: cannot read 'about 12k'",
@@ -465,12 +465,12 @@ def test_question_file_is_read_into_typed_questions(tmp_path):
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", "line 2: not JSON"),
+        ("{not json", "line 2: not valid JSON"),
         (json.dumps({"id": "dev-002"}), "line 2: question: missing"),
         (json.dumps(dict(QUESTION, answerable="yes")), "line 2: answerable: Input should be a "),
         (
             json.dumps(dict(QUESTION, gold=[{"url": "https://www.gov.uk/x"}])),
-            "line 2: gold[0]: span: missing",
+            "line 2: gold[0].span: missing",
         ),
         (json.dumps(dict(QUESTION, as_of="October 2014")), "line 2: as_of: "),
     ],

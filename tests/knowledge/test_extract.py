@@ -165,8 +165,14 @@ def test_failure_while_storing_leaves_nothing_half_written(isa_page, monkeypatch
 
 
 def test_examples_are_linked_to_their_unit(isa_page):
-    example = unit(unit_type="example", text="Example", evidence_quote="one Lifetime ISA", example_of=0,
-                   value_amount=None, value_unit=None)  # fmt: skip
+    example = unit(
+        unit_type="example",
+        text="Example",
+        evidence_quote="one Lifetime ISA",
+        example_of=0,
+        value_amount=None,
+        value_unit=None,
+    )
     extract.snapshot_extract(snapshot_id=isa_page.pk, provider=ScriptedProvider([unit(), example]))
     stored = AtomicUnit.objects.get(unit_type="example")
     assert stored.example_of.unit_type == "threshold"

@@ -10,13 +10,13 @@ from django.conf import settings
 
 from knowledge import embeddings
 from knowledge.documents import document_from_json
-from knowledge.evidence import locate_quote
 from knowledge.parsing import parse_document
 from knowledge.providers import ConceptInfo, PageInput
 from knowledge.providers.heuristic import HeuristicProvider
 from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import is_fragment
+from knowledge.text.evidence import locate_quote
 
 PAGES = Path(settings.BASE_DIR).parent / "shared" / "corpus" / "govuk" / "pages"
 
@@ -136,8 +136,13 @@ def test_a_figure_whose_period_comes_from_its_page_says_it_in_its_text():
 
 def test_a_range_gives_its_period_to_both_ends_and_a_heading_is_no_column_head():
     units = corpus_units("maternity-allowance.json")
-    [low] = [u for u in units if u.value_amount is not None and "between £27 and" in u.text
-             and str(u.value_amount) == "27"]  # fmt: skip
+    [low] = [
+        u
+        for u in units
+        if u.value_amount is not None
+        and "between £27 and" in u.text
+        and str(u.value_amount) == "27"
+    ]
     assert low.value_period == "week"
     unpaid = [u for u in units if "unpaid work for your spouse" in u.evidence_quote]
     assert unpaid and all(u.text.count("If you do unpaid work") <= 1 for u in unpaid)

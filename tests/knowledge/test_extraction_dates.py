@@ -70,14 +70,14 @@ def test_a_plain_text_table_row_takes_its_period_from_the_column_heads_above():
 
 
 def test_a_figure_for_a_named_tax_year_is_yearly():
-    from knowledge.textfacts import period_in
+    from knowledge.text.amounts import period_in
 
     assert period_in("You can save up to £20,000 in ISAs in the 2024 to 2025 tax year.") == "year"
     assert period_in("You can save £20,000 until the end of the tax year") == ""
 
 
 def test_before_excludes_its_day_and_up_to_includes_it():
-    from knowledge.textfacts import find_validities
+    from knowledge.text.dates import find_validities
 
     [before] = find_validities("the rate before 8 April 2024")
     [up_to] = find_validities("the rate up to 7 April 2024")
@@ -85,7 +85,7 @@ def test_before_excludes_its_day_and_up_to_includes_it():
 
 
 def test_a_tax_year_onwards_has_no_end():
-    from knowledge.textfacts import find_validities
+    from knowledge.text.dates import find_validities
 
     [onwards] = find_validities("From tax year 2024 to 2025 onwards: if you earn more than £60,000")
     assert (onwards.valid_from, onwards.valid_to) == (dt.date(2024, 4, 6), None)

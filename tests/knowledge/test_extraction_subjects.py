@@ -12,7 +12,7 @@ from knowledge.providers.heuristic_sentences import (
     leans_back,
     sentence_kind,
 )
-from knowledge.textfacts import rate_period
+from knowledge.text.amounts import rate_period
 from tests.knowledge.test_extraction_context import corpus_units
 
 
@@ -162,7 +162,7 @@ def test_a_lead_in_that_states_a_figure_keeps_it():
 
 
 def test_a_date_about_what_a_person_did_is_not_a_rules_validity():
-    from knowledge.textfacts import find_validities
+    from knowledge.text.dates import find_validities
 
     assert find_validities("if you joined the scheme on or before 4 October 2018") == []
     assert find_validities("if you started your course before 1 August 2016") == []

@@ -38,9 +38,12 @@ def page(*paragraphs: str, updated: str = "2024-04-06T09:00:00+01:00"):
 
 def unit_quoting(stored, quote: str, **fields) -> AtomicUnit:
     return UnitFactory(
-        snapshot=stored.snapshot, evidence_quote=quote, text=quote,
-        embedding=axis_vector(fields.pop("axis", 0)), **fields,
-    )  # fmt: skip
+        snapshot=stored.snapshot,
+        evidence_quote=quote,
+        text=quote,
+        embedding=axis_vector(fields.pop("axis", 0)),
+        **fields,
+    )
 
 
 def test_a_changed_figure_leaves_the_old_unit_unconfirmed_and_out_of_default_search():
@@ -236,8 +239,12 @@ def test_a_refresh_job_counts_the_units_it_confirmed_unconfirmed_and_added(tmp_p
     unit_quoting(first, RATE)
     unit_quoting(first, CLAIM, axis=1)
     body = f"<p>{CLAIM}</p><p>A new rate of £83.30 a week.</p>"
-    data = {"url": URL, "title": "Carer's test page", "body_html": body,
-            "public_updated_at": "2025-04-06T09:00:00+01:00"}  # fmt: skip
+    data = {
+        "url": URL,
+        "title": "Carer's test page",
+        "body_html": body,
+        "public_updated_at": "2025-04-06T09:00:00+01:00",
+    }
     (tmp_path / "newer.json").write_text(json.dumps(data))
     job = ingest.directory_job_create(root=tmp_path)
 

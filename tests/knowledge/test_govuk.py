@@ -685,8 +685,8 @@ def test_malformed_json_fails_the_item_and_stores_nothing(rig, govuk_server):
     ("page", "missing"),
     [
         ({"foo": 1}, "neither 'details' (Content API) nor 'url' (page file)"),
-        ({"title": "X", "details": {"body": "<p>x</p>"}}, "'base_path' is missing"),
-        ({"base_path": "/x", "details": {"body": "<p>x</p>"}}, "'title' is missing"),
+        ({"title": "X", "details": {"body": "<p>x</p>"}}, "base_path: missing"),
+        ({"base_path": "/x", "details": {"body": "<p>x</p>"}}, "title: missing"),
         ({"base_path": "/x", "title": "X", "details": {}}, "no 'parts', 'body'"),
         ([{"base_path": "/x"}], "must be an object"),
     ],

@@ -12,13 +12,8 @@ from knowledge.parsing import parse_document
 from knowledge.providers import ConceptInfo, PageContext, PageInput
 from knowledge.providers.heuristic import HeuristicProvider
 from knowledge.providers.heuristic_extraction import extract_proposals
-from knowledge.textfacts import (
-    age_band,
-    find_amounts,
-    find_validities,
-    header_validity,
-    hint_validity,
-)
+from knowledge.text.amounts import age_band, find_amounts
+from knowledge.text.dates import find_validities, header_validity, hint_validity
 
 
 def page_from_html(html: str, *, title="Test page", period_hint="", updated=None) -> PageInput:
@@ -145,8 +140,10 @@ def test_validity_falls_back_from_section_to_page_to_hint_to_update_date():
     assert section.validity_basis == "stated in its section"
     hinted = proposals("<p>You get £20.70 a week.</p>", period_hint="2015-16-to-2019-20")[0]
     assert (hinted.valid_from, hinted.valid_to, hinted.validity_basis) == (
-        "2015-04-06", "2020-04-05", "page file's period",
-    )  # fmt: skip
+        "2015-04-06",
+        "2020-04-05",
+        "page file's period",
+    )
     updated = proposals(
         "<p>You get £393.45 a month.</p>", updated=dt.datetime(2024, 10, 1, tzinfo=dt.UTC)
     )[0]
@@ -261,8 +258,9 @@ def test_an_age_band_the_unit_names_decides_between_concepts_the_embedding_canno
         "<tr><td>Single, aged 25 or older</td><td>£400.14</td></tr></tbody></table>",
         title="Universal Credit",
     )
-    context = PageContext(domain="UC", audience="y", period=None, category="uc",
-                          related_categories=[])  # fmt: skip
+    context = PageContext(
+        domain="UC", audience="y", period=None, category="uc", related_categories=[]
+    )
     bound, _ = HeuristicProvider(embedder=embedder).extract_units(
         page=page, context=context, concepts=concepts
     )
@@ -279,8 +277,8 @@ def test_a_figure_is_bound_by_the_words_of_its_own_clause():
     """'residential' belongs to the 18%, not to the 10% stated beside it."""
     from decimal import Decimal
 
+    from knowledge.domain.extraction import UnitProposal
     from knowledge.providers.heuristic import _figure_clause
-    from knowledge.providers.types import UnitProposal
 
     text = (
         "Capital Gains Tax > If you pay basic rate Income Tax: you'll pay 10% on your gains "
@@ -289,9 +287,13 @@ def test_a_figure_is_bound_by_the_words_of_its_own_clause():
 
     def clause(value):
         proposal = UnitProposal(
-            unit_type="threshold", text=text, concept_id=None, evidence_quote=text,
-            value_amount=Decimal(value), value_unit="percent",
-        )  # fmt: skip
+            unit_type="threshold",
+            text=text,
+            concept_id=None,
+            evidence_quote=text,
+            value_amount=Decimal(value),
+            value_unit="percent",
+        )
         return _figure_clause(proposal)
 
     assert "residential" not in clause(10) and "10%" in clause(10)

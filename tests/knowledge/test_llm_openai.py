@@ -10,7 +10,6 @@ from decimal import Decimal
 import pytest
 from openai import OpenAI
 
-from knowledge.evidence import locate_quote
 from knowledge.models import AtomicUnit, Concept, ExtractionItem, ExtractionRun
 from knowledge.providers import (
     OpenAIProvider,
@@ -19,6 +18,7 @@ from knowledge.providers import (
     ProviderTransientError,
 )
 from knowledge.services.extract import ExtractionFailed, snapshot_extract
+from knowledge.text.evidence import locate_quote
 from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory
 from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
 
@@ -342,7 +342,7 @@ def test_a_unit_missing_a_field_fails_the_run_naming_it(fake_openai, provider, s
 
     run, _ = extract_fails(snapshot, provider)
 
-    assert "evidence_quote" in run.error and "units.1" in run.error
+    assert "units[1].evidence_quote: missing" in run.error
     assert_nothing_stored(run)
 
 

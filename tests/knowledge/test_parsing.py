@@ -6,7 +6,8 @@ import re
 import pytest
 
 from knowledge.documents import PageFormatError, document_from_json
-from knowledge.parsing import linearise_row, normalise_inline, parse_document, section_at
+from knowledge.parsing import linearise_row, parse_document, section_at
+from knowledge.text.normalise import normalise_inline
 
 
 def parse_file(path):
@@ -111,7 +112,7 @@ def test_parsing_is_deterministic(corpus_pages):
     [
         ([], "must be an object"),
         ({"title": "x"}, "neither 'details'"),
-        ({"details": {}, "title": "T"}, "'base_path' is missing"),
+        ({"details": {}, "title": "T"}, "base_path: missing"),
         ({"details": {}, "title": "T", "base_path": "x"}, "starting with '/'"),
         ({"details": {}, "title": "T", "base_path": "/x"}, "no 'parts', 'body'"),
         ({"url": "https://example.com/x", "title": "T"}, "must be a https://www.gov.uk/"),
@@ -134,18 +135,32 @@ def test_malformed_pages_name_the_field(data, message):
 @pytest.mark.parametrize(
     "data,message",
     [
-        ({"base_path": "/x", "title": "T", "details": {"parts": [{"title": "A"}]}},
-         "'details.parts[0].body' is missing"),
-        ({"base_path": "/x", "title": "T", "details": {"parts": "one"}},
-         "'details.parts' must be a list"),
-        ({"base_path": "/x", "title": " ", "details": {"body": "x"}}, "'title' must not be empty"),
-        ({"base_path": "/x", "title": "T", "details": None}, "'details' must be an object"),
-        ({"url": "https://www.gov.uk/x", "title": "T", "parts": [{"body_html": 3}]},
-         "'parts[0].body_html' must be a string"),
-        ({"url": "https://www.gov.uk/x", "title": "T", "parts": ["<p>x</p>"]},
-         "'parts[0]' must be an object"),
+        (
+            {"base_path": "/x", "title": "T", "details": {"parts": [{"title": "A"}]}},
+            "details.parts[0].body: missing",
+        ),
+        (
+            {"base_path": "/x", "title": "T", "details": {"parts": "one"}},
+            "details.parts: must be a list, got 'one'",
+        ),
+        (
+            {"base_path": "/x", "title": " ", "details": {"body": "x"}},
+            "title: must not be empty, got ' '",
+        ),
+        (
+            {"base_path": "/x", "title": "T", "details": None},
+            "details: must be an object, got None",
+        ),
+        (
+            {"url": "https://www.gov.uk/x", "title": "T", "parts": [{"body_html": 3}]},
+            "parts[0].body_html: must be a string, got 3",
+        ),
+        (
+            {"url": "https://www.gov.uk/x", "title": "T", "parts": ["<p>x</p>"]},
+            "parts[0]: must be an object, got '<p>x</p>'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_malformed_parts_name_the_part_and_the_field(data, message):
     with pytest.raises(PageFormatError) as failed:
         document_from_json(data, origin="test")
@@ -155,13 +170,16 @@ def test_malformed_parts_name_the_part_and_the_field(data, message):
 def test_step_by_step_page_becomes_one_ordered_procedure():
     nav = {
         "steps": [
-            {"title": "Check", "contents": [
-                {"type": "paragraph", "text": "Read this."},
-                {"type": "list", "contents": [{"text": "A", "href": "/a"}, {"text": "B"}]},
-            ]},
+            {
+                "title": "Check",
+                "contents": [
+                    {"type": "paragraph", "text": "Read this."},
+                    {"type": "list", "contents": [{"text": "A", "href": "/a"}, {"text": "B"}]},
+                ],
+            },
             {"title": "Apply", "contents": None},
         ]
-    }  # fmt: skip
+    }
     page = {"base_path": "/steps/", "title": "Steps", "details": {"step_by_step_nav": nav}}
     document = document_from_json(page, origin="test")
     assert (document.url, document.base_path) == ("https://www.gov.uk/steps", "/steps")

@@ -89,14 +89,22 @@ def ask(fake, **kwargs):
 
 def test_openai_placement_sends_a_strict_schema_and_names_an_alternative(fake_openai):
     fake_openai.answer(
-        {"belongs": False, "suggested_concept": "isa.junior.allowance", "confidence": 0.85,
-         "reason": "It states the Junior ISA limit, not the adult allowance."},
-        model="judge-model", prompt_tokens=410, completion_tokens=31,
-    )  # fmt: skip
+        {
+            "belongs": False,
+            "suggested_concept": "isa.junior.allowance",
+            "confidence": 0.85,
+            "reason": "It states the Junior ISA limit, not the adult allowance.",
+        },
+        model="judge-model",
+        prompt_tokens=410,
+        completion_tokens=31,
+    )
     placement = ask(fake_openai)
     assert (placement.belongs, placement.suggested, placement.confidence) == (
-        False, "isa.junior.allowance", 0.85
-    )  # fmt: skip
+        False,
+        "isa.junior.allowance",
+        0.85,
+    )
     assert placement.reason == "It states the Junior ISA limit, not the adult allowance."
     assert placement.margin is None
     assert (placement.usage.model, placement.usage.prompt_tokens) == ("judge-model", 410)
@@ -105,8 +113,11 @@ def test_openai_placement_sends_a_strict_schema_and_names_an_alternative(fake_op
     schema = request.response_format["json_schema"]
     assert schema["name"] == "LlmPlacement" and schema["strict"] is True
     assert set(schema["schema"]["required"]) == {
-        "belongs", "suggested_concept", "confidence", "reason"
-    }  # fmt: skip
+        "belongs",
+        "suggested_concept",
+        "confidence",
+        "reason",
+    }
     assert UNIT.text in request.prompt
     assert "Filed under:\nisa.allowance: ISA allowance — " in request.prompt
     alternatives = request.prompt.split("Alternatives (id: name — what belongs):\n", 1)[1]
@@ -115,15 +126,27 @@ def test_openai_placement_sends_a_strict_schema_and_names_an_alternative(fake_op
 
 
 def test_openai_placement_that_belongs_drops_any_suggestion(fake_openai):
-    fake_openai.answer({"belongs": True, "suggested_concept": "isa.transfer", "confidence": 0.7,
-                        "reason": "It is the allowance."})  # fmt: skip
+    fake_openai.answer(
+        {
+            "belongs": True,
+            "suggested_concept": "isa.transfer",
+            "confidence": 0.7,
+            "reason": "It is the allowance.",
+        }
+    )
     placement = ask(fake_openai)
     assert (placement.belongs, placement.suggested) == (True, None)
 
 
 def test_openai_suggesting_a_concept_it_was_not_offered_is_a_provider_error(fake_openai):
-    fake_openai.answer({"belongs": False, "suggested_concept": "isa.allowance.junior",
-                        "confidence": 0.9, "reason": "Junior."})  # fmt: skip
+    fake_openai.answer(
+        {
+            "belongs": False,
+            "suggested_concept": "isa.allowance.junior",
+            "confidence": 0.9,
+            "reason": "Junior.",
+        }
+    )
     with pytest.raises(ProviderError) as caught:
         ask(fake_openai)
     assert "'isa.allowance.junior'" in caught.value.reason
@@ -135,12 +158,16 @@ def test_openai_suggesting_a_concept_it_was_not_offered_is_a_provider_error(fake
     [
         ("belongs: no", "not valid JSON"),
         ({"belongs": False, "confidence": 0.5, "reason": "x"}, "does not match the schema"),
-        ({"belongs": False, "suggested_concept": None, "confidence": 3, "reason": "x"},
-         "does not match the schema"),
-        ({"belongs": "perhaps", "suggested_concept": None, "confidence": 0.5, "reason": "x"},
-         "does not match the schema"),
+        (
+            {"belongs": False, "suggested_concept": None, "confidence": 3, "reason": "x"},
+            "does not match the schema",
+        ),
+        (
+            {"belongs": "perhaps", "suggested_concept": None, "confidence": 0.5, "reason": "x"},
+            "does not match the schema",
+        ),
     ],
-)  # fmt: skip
+)
 def test_openai_malformed_placement_is_a_provider_error(fake_openai, content, message):
     fake_openai.answer(content)
     with pytest.raises(ProviderError) as caught:

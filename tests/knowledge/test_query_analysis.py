@@ -14,19 +14,15 @@ import time
 import openai
 import pytest
 
+from knowledge.domain.extraction import CategoryInfo
+from knowledge.domain.questions import ConversationTurn, LifeEventInfo, QueryVocabulary
 from knowledge.models import LifeEvent
 from knowledge.providers import HeuristicProvider, OpenAIProvider
 from knowledge.providers.heuristic_query import MAX_SUB_QUERIES, analyse
-from knowledge.providers.types import (
-    CategoryInfo,
-    ConversationTurn,
-    GlossaryEntry,
-    LifeEventInfo,
-    QueryVocabulary,
-)
 from knowledge.query.analysis import query_analyse
 from knowledge.query.vocabulary import query_vocabulary, topic_names
 from knowledge.services.taxonomy import taxonomy_load_file
+from knowledge.text.glossary import GlossaryEntry
 from tests.factories import CategoryFactory, ConceptFactory
 from tests.fake_openai import FakeOpenAI, fake_openai_fixture, point_settings_at  # noqa: F401
 
@@ -333,11 +329,15 @@ def test_thanks_with_a_question_is_not_small_talk(query):
 @pytest.mark.parametrize(
     ("query", "slug", "searches"),
     [
-        ("We're expecting a baby in the autumn - what help can we get?", "having_a_baby", BABY_SEARCHES),
+        (
+            "We're expecting a baby in the autumn - what help can we get?",
+            "having_a_baby",
+            BABY_SEARCHES,
+        ),
         ("I've just been made redundant, what support is there?", "losing_a_job", JOB_SEARCHES),
         ("I was laid off last week. Am I entitled to anything?", "losing_a_job", JOB_SEARCHES),
     ],
-)  # fmt: skip
+)
 def test_an_open_question_about_a_life_situation_is_broad_with_its_searches(query, slug, searches):
     analysis = heuristic(query)
 
@@ -380,18 +380,35 @@ def test_a_specific_question_inside_a_life_situation_stays_specific():
     [
         (
             "I'm 41, married with two kids, on £52,000 a year in Scotland. Do we pay the charge?",
-            {"age": 41, "relationship": "married", "children": 2, "income": 52000.0,
-             "nation": "Scotland"},
+            {
+                "age": 41,
+                "relationship": "married",
+                "children": 2,
+                "income": 52000.0,
+                "nation": "Scotland",
+            },
         ),
-        ("My salary is £38k and I'm self employed", {"income": 38000.0, "employment": "self-employed"}),
-        ("we live in Northern Ireland with our 3 children", {"nation": "Northern Ireland", "children": 3}),
-        ("I'm a single parent and work part-time", {"relationship": "single parent", "employment": "part-time"}),
-        ("I am 67 and retired, living in Wales", {"age": 67, "employment": "retired", "nation": "Wales"}),
+        (
+            "My salary is £38k and I'm self employed",
+            {"income": 38000.0, "employment": "self-employed"},
+        ),
+        (
+            "we live in Northern Ireland with our 3 children",
+            {"nation": "Northern Ireland", "children": 3},
+        ),
+        (
+            "I'm a single parent and work part-time",
+            {"relationship": "single parent", "employment": "part-time"},
+        ),
+        (
+            "I am 67 and retired, living in Wales",
+            {"age": 67, "employment": "retired", "nation": "Wales"},
+        ),
         ("I'm 30 years old and earn £25,000", {"age": 30, "income": 25000.0}),
         ("What was the Child Benefit rate in 2019/20?", {"date_asked": "2019-10-01"}),
         ("how much could I earn last tax year before paying tax?", {"date_asked": "2023-10-01"}),
     ],
-)  # fmt: skip
+)
 def test_entities_are_what_the_person_said(query, expected):
     assert heuristic(query).entities == expected
 

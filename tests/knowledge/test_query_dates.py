@@ -8,7 +8,7 @@ import datetime as dt
 
 import pytest
 
-from knowledge.question_dates import DateMention, date_in_words
+from knowledge.text.question_dates import DateMention, date_in_words
 
 TODAY = dt.date(2025, 2, 10)  # inside the 2024 to 2025 tax year
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.glossary import MAX_READINGS, Reading, readings, terms_found
-from knowledge.providers.types import GlossaryEntry
+from knowledge.text.glossary import MAX_READINGS, GlossaryEntry, Reading, readings, terms_found
 
 DOLE = "Jobseeker's Allowance unemployment benefit"
 GLOSSARY = (

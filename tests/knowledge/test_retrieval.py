@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from django.db import OperationalError, connection, transaction
 
+from knowledge.models import AtomicUnit
 from knowledge.retrieval import SearchParams, concept_search, sql
+from knowledge.retrieval.hits import unit_part_url
 from tests.factories import ConceptFactory, SnapshotFactory, UnitFactory, axis_vector
 
 PAGE = "https://www.gov.uk/guide"
@@ -14,13 +16,32 @@ TEXT = "Rates. The basic rate is 20%. The higher rate is 40%. Outside every part
 
 
 def test_each_unit_links_to_the_innermost_part_holding_its_quote(db):
+    """Found in SQL by the search, and in Python for a unit in hand: the same address."""
     # Parts nest: "rates" holds "basic"; the last sentence lies in no part at all.
     basic, higher, outside = (TEXT.index(words) for words in ("The basic", "The higher", "Outside"))
     sections = [
-        {"start": 0, "end": outside - 1, "level": 2, "url": f"{PAGE}/rates", "heading_path": ["Rates"]},
-        {"start": basic, "end": higher - 1, "level": 3, "url": f"{PAGE}/rates#basic", "heading_path": ["Rates", "Basic"]},
-        {"start": higher, "end": outside - 1, "level": 3, "url": "", "heading_path": ["Rates", "Higher"]},
-    ]  # fmt: skip
+        {
+            "start": 0,
+            "end": outside - 1,
+            "level": 2,
+            "url": f"{PAGE}/rates",
+            "heading_path": ["Rates"],
+        },
+        {
+            "start": basic,
+            "end": higher - 1,
+            "level": 3,
+            "url": f"{PAGE}/rates#basic",
+            "heading_path": ["Rates", "Basic"],
+        },
+        {
+            "start": higher,
+            "end": outside - 1,
+            "level": 3,
+            "url": "",
+            "heading_path": ["Rates", "Higher"],
+        },
+    ]
     snapshot = SnapshotFactory(text=TEXT, sections=sections)
     snapshot.source.url = PAGE
     snapshot.source.save()
@@ -32,7 +53,12 @@ def test_each_unit_links_to_the_innermost_part_holding_its_quote(db):
         "Outside every part.": PAGE,
     }
     for n, quote in enumerate(quotes):
-        UnitFactory(concept=concept, snapshot=snapshot, evidence_quote=quote, embedding=axis_vector(0, 0.1 * n))  # fmt: skip
+        UnitFactory(
+            concept=concept,
+            snapshot=snapshot,
+            evidence_quote=quote,
+            embedding=axis_vector(0, 0.1 * n),
+        )
 
     result = concept_search(
         params=SearchParams(query="What are the tax rates?", k=1, min_results=1),
@@ -41,6 +67,8 @@ def test_each_unit_links_to_the_innermost_part_holding_its_quote(db):
 
     shown = {hit.unit.text: hit.part_url for hit in result.concepts[0].units}
     assert shown == quotes
+    units = AtomicUnit.objects.select_related("snapshot", "source").filter(snapshot=snapshot)
+    assert {unit.text: unit_part_url(unit) for unit in units} == quotes  # the same in Python
 
 
 def _two_concepts() -> np.ndarray:
@@ -68,8 +96,13 @@ def test_outside_a_transaction_the_concepts_are_found_in_a_session_of_their_own(
     with transaction.atomic():
         inside = concept_search(params=params, query_vector=query)
 
-    assert threads[0].startswith("navigator-search-side") and threads[1] == threading.current_thread().name  # fmt: skip
-    shown = [[(hit.concept.pk, hit.score) for hit in result.concepts] for result in (alongside, inside)]  # fmt: skip
+    assert (
+        threads[0].startswith("navigator-search-side")
+        and threads[1] == threading.current_thread().name
+    )
+    shown = [
+        [(hit.concept.pk, hit.score) for hit in result.concepts] for result in (alongside, inside)
+    ]
     assert shown[0] == shown[1] and len(shown[0]) == 2
 
 

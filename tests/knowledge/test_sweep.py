@@ -33,8 +33,10 @@ def test_a_job_idle_past_the_age_has_its_missing_pages_failed_with_a_reason_and_
     assert job.status == IngestJob.Status.FINISHED and job.finished_at is not None
     failed = job.items.filter(outcome=IngestItem.Outcome.FAILED)
     assert sorted(failed.values_list("ref", flat=True)) == ["/b", "/c"]
-    assert all(reason.startswith("worker lost or timed out") for reason in
-               failed.values_list("reason", flat=True))  # fmt: skip
+    assert all(
+        reason.startswith("worker lost or timed out")
+        for reason in failed.values_list("reason", flat=True)
+    )
     assert job.items.get(ref="/a").outcome == IngestItem.Outcome.UNCHANGED
 
 

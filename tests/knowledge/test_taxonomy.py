@@ -144,7 +144,7 @@ def test_dry_run_reports_but_changes_nothing():
     "bad,message",
     [
         ("version: 1\ncategories: [", "not valid YAML"),
-        (SMALL.replace("id: isa.allowance", "id: ISA Allowance"), "categories.0.concepts.0.id"),
+        (SMALL.replace("id: isa.allowance", "id: ISA Allowance"), r"concepts\[0\]\.id: String"),
         (SMALL.replace("isa.junior.eligibility", "isa.allowance"), "appears twice"),
         (SMALL.replace("[isa.annual_allowance]", "[isa.junior.eligibility]"), "appears twice"),
         (SMALL.replace("name: ISA allowance", "nam: ISA allowance"), "concepts.0"),

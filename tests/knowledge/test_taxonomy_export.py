@@ -22,8 +22,11 @@ def curated_taxonomy():
     concept.taxonomy_id = "isa.transfer_rules"
     concept.save()
     ConceptAlias.objects.create(alias="isa.transfers", concept=concept)
-    ConceptFactory(category=concept.category, taxonomy_id="isa.bootstrap_proposal",
-                 status=Concept.Status.PROPOSED)  # fmt: skip
+    ConceptFactory(
+        category=concept.category,
+        taxonomy_id="isa.bootstrap_proposal",
+        status=Concept.Status.PROPOSED,
+    )
 
 
 @pytest.mark.parametrize("suffix", ["yaml", "json"])

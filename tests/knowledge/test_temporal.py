@@ -6,15 +6,9 @@ import itertools
 import pytest
 from django.db import connection
 
+from knowledge.domain.temporal import TemporalStatus, in_force_sql, temporal_status
 from knowledge.models import AtomicUnit
-from knowledge.temporal import (
-    TemporalStatus,
-    in_force_sql,
-    tax_year_bounds,
-    tax_year_label,
-    tax_year_start_year,
-    temporal_status,
-)
+from knowledge.text.dates import tax_year_bounds, tax_year_label, tax_year_start_year
 from tests.factories import ConceptFactory, UnitFactory, tax_year
 
 CURRENT, HISTORICAL, UPCOMING = TemporalStatus
@@ -91,9 +85,13 @@ VALID_FROM = [None, dt.date(2024, 4, 6), dt.date(2025, 4, 6)]
 VALID_TO = [None, dt.date(2025, 4, 5), dt.date(2026, 4, 5)]
 SUPERSEDING = ["no", "undated", dt.date(2025, 4, 6)]
 DAYS = [
-    dt.date(2024, 4, 5), dt.date(2024, 4, 6), dt.date(2025, 4, 5),
-    dt.date(2025, 4, 6), dt.date(2026, 4, 5), dt.date(2026, 4, 6),
-]  # fmt: skip
+    dt.date(2024, 4, 5),
+    dt.date(2024, 4, 6),
+    dt.date(2025, 4, 5),
+    dt.date(2025, 4, 6),
+    dt.date(2026, 4, 5),
+    dt.date(2026, 4, 6),
+]
 
 
 def _grid_units() -> list[AtomicUnit]:
@@ -141,6 +139,13 @@ def test_python_orm_and_raw_sql_renderings_of_the_rule_agree_on_a_grid_of_units_
         assert by_orm == by_python, day
         current = {pk for pk, status in by_python.items() if status == CURRENT}
         assert _in_force_by_raw_sql(day) & set(by_python) == current, day
-        assert set(AtomicUnit.objects.in_force(day).filter(pk__in=by_python).values_list("pk", flat=True)) == current  # fmt: skip
+        assert (
+            set(
+                AtomicUnit.objects.in_force(day)
+                .filter(pk__in=by_python)
+                .values_list("pk", flat=True)
+            )
+            == current
+        )
         seen |= set(by_python.values())
     assert seen == {CURRENT, HISTORICAL, UPCOMING}

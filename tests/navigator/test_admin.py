@@ -39,9 +39,13 @@ def one_of_each(db):
         snapshot=other, job=extraction, provider="heuristic", prompt_version="heuristic-v1"
     )
     ExtractionItem.objects.create(
-        run=run, snapshot=other, kind="rejected", reason_code="quote_not_found",
-        reason="the evidence quote is not in the page text", proposal={"text": "x"},
-    )  # fmt: skip
+        run=run,
+        snapshot=other,
+        kind="rejected",
+        reason_code="quote_not_found",
+        reason="the evidence quote is not in the page text",
+        proposal={"text": "x"},
+    )
     QualityFlag.objects.create(unit=unit, kind="superseded_snapshot", reason="newer version")
     token, _ = api_token_create(name="admin test")
     QueryLog.objects.create(token=token, endpoint="/api/v1/search", status_code=200, query="isa")
@@ -49,10 +53,18 @@ def one_of_each(db):
     detection = DetectionRun.objects.create(provider="heuristic")
     BootstrapJob.objects.create(kind="propose", category=unit.concept.category)
     SupersedingCandidate.objects.create(
-        older=unit, newer=UnitFactory(concept=unit.concept), concept=unit.concept, run=detection,
-        text_similarity=0.9, cosine=0.9, same_rule=True, confidence=0.8, rationale="r",
-        adjudicator="heuristic", newer_basis="later valid_from",
-    )  # fmt: skip
+        older=unit,
+        newer=UnitFactory(concept=unit.concept),
+        concept=unit.concept,
+        run=detection,
+        text_similarity=0.9,
+        cosine=0.9,
+        same_rule=True,
+        confidence=0.8,
+        rationale="r",
+        adjudicator="heuristic",
+        newer_basis="later valid_from",
+    )
 
 
 def registered_models():

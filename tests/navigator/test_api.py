@@ -99,8 +99,11 @@ def test_an_expert_approval_and_its_revert_reach_the_api(kb, api, expert):
         body = api.search(query=query, **extra).json()
         return {
             u["value"]["amount"]: u["temporal_status"]
-            for c in body["concepts"] for g in c["sources"] for u in g["units"] if u["value"]
-        }  # fmt: skip
+            for c in body["concepts"]
+            for g in c["sources"]
+            for u in g["units"]
+            if u["value"]
+        }
 
     today = dt.date.today().isoformat()
     before = amounts(as_of=today), amounts(include_historical=True)
@@ -140,7 +143,9 @@ def test_each_unit_links_to_the_innermost_page_part_holding_its_quote(kb, api):
     from navigator.presenters import unit_part_url
 
     body = api.search(query="Who can get Statutory Sick Pay and how much is it?", k=10).json()
-    shown = {u["id"]: u["part_url"] for c in body["concepts"] for g in c["sources"] for u in g["units"]}  # fmt: skip
+    shown = {
+        u["id"]: u["part_url"] for c in body["concepts"] for g in c["sources"] for u in g["units"]
+    }
     units = AtomicUnit.objects.select_related("source", "snapshot").in_bulk(list(shown))
     assert len(shown) >= 5
     assert shown == {pk: unit_part_url(unit) for pk, unit in units.items()}
@@ -222,9 +227,13 @@ def test_a_log_row_keeps_what_postgresql_cannot_store_as_text(db):
     from navigator.services import query_log_write
 
     row = query_log_write(
-        endpoint="/api/v1/concepts/a\x00b", status_code=404, query="a\x00b\ud800",
-        params={"categories": ["x\x00"]}, outcome="invalid", error="taxonomy_id: 'a\\x00b'",
-    )  # fmt: skip
+        endpoint="/api/v1/concepts/a\x00b",
+        status_code=404,
+        query="a\x00b\ud800",
+        params={"categories": ["x\x00"]},
+        outcome="invalid",
+        error="taxonomy_id: 'a\\x00b'",
+    )
     row.refresh_from_db()
     assert row.query == "a\ufffdb\ufffd" and row.params == {"categories": ["x\ufffd"]}
 

@@ -131,9 +131,12 @@ def test_a_blocked_address_is_refused_whatever_it_sends_and_oversized_bodies_sha
 
     def search(address):
         return client.post(
-            "/api/v1/search", big, content_type="application/json",
-            HTTP_AUTHORIZATION="Bearer x", REMOTE_ADDR=address,
-        )  # fmt: skip
+            "/api/v1/search",
+            big,
+            content_type="application/json",
+            HTTP_AUTHORIZATION="Bearer x",
+            REMOTE_ADDR=address,
+        )
 
     assert [search("192.0.2.9").status_code for _ in range(5)] == [413] * 5
     oversized = QueryLog.objects.filter(status_code=413)

@@ -17,8 +17,12 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--output-ratio", type=float, default=0.25,
-                            help="assumed completion tokens per prompt token for pass 2")  # fmt: skip
+        parser.add_argument(
+            "--output-ratio",
+            type=float,
+            default=0.25,
+            help="assumed completion tokens per prompt token for pass 2",
+        )
 
     def handle(self, *args, output_ratio, **options):
         categories, concepts = taxonomy_for_extraction()

@@ -39,8 +39,10 @@ class Command(BaseCommand):
         write(f"Gold: {report.gold_path} ({report.facts} facts)")
         write(f"Threshold units considered: {report.units_considered}")
         write(self.style.SUCCESS(f"Value recall: {_share(report.recall)}"))
-        write(f"Without units dated by the page file's period: "
-              f"{_share(report.recall_without_page_file_periods)}")  # fmt: skip
+        write(
+            f"Without units dated by the page file's period: "
+            f"{_share(report.recall_without_page_file_periods)}"
+        )
         write("\nPer category:")
         for row in report.categories:
             write(f"  {row.category:<24} {_share(row.recall)}")
@@ -51,9 +53,11 @@ class Command(BaseCommand):
         write(f"\nChains: {report.chains_marked}/{report.chains_checked} marked superseded")
         for chain in report.chains:
             mark = "marked" if chain.marked else "NOT marked"
-            write(f"  {chain.fact_id}: {chain.older_value} ({chain.older_valid_from}) -> "
-                  f"{chain.newer_value} ({chain.newer_valid_from}): {mark} "
-                  f"[units {chain.older_units} -> {chain.newer_units}]")  # fmt: skip
+            write(
+                f"  {chain.fact_id}: {chain.older_value} ({chain.older_valid_from}) -> "
+                f"{chain.newer_value} ({chain.newer_valid_from}): {mark} "
+                f"[units {chain.older_units} -> {chain.newer_units}]"
+            )
 
     def _print_dating_errors(self, report: ThresholdReport) -> None:
         self.stdout.write(f"\nDating errors ({len(report.dating_errors)}):")

@@ -10,8 +10,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--file", type=Path, help="write here instead of standard output")
-        parser.add_argument("--format", choices=["yaml", "json"], default=None,
-                            help="default: from the file's suffix, else yaml")  # fmt: skip
+        parser.add_argument(
+            "--format",
+            choices=["yaml", "json"],
+            default=None,
+            help="default: from the file's suffix, else yaml",
+        )
 
     def handle(self, *args, file: Path | None, format: str | None, **options):
         fmt = format or ("json" if file and file.suffix == ".json" else "yaml")

@@ -54,8 +54,12 @@ class Command(BaseCommand):
         runs = ExtractionRun.objects.filter(job_id=job_id)
         totals = Counter()
         for run in runs:
-            totals.update(made=run.units_made, rejected=run.units_rejected, unassigned=run.units_unassigned,
-                          tokens=run.prompt_tokens + run.completion_tokens)  # fmt: skip
+            totals.update(
+                made=run.units_made,
+                rejected=run.units_rejected,
+                unassigned=run.units_unassigned,
+                tokens=run.prompt_tokens + run.completion_tokens,
+            )
         self.stdout.write(
             f"runs: {progress['by_status']['succeeded']} succeeded, {progress['by_status']['failed']} failed, "
             f"{progress['total'] - runs.count()} already done earlier"

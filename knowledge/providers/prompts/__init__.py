@@ -5,16 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from knowledge.providers.types import (
-    CategoryInfo,
-    ConceptInfo,
-    ConversationTurn,
-    PageContext,
-    PageDigest,
-    PageInput,
-    QueryVocabulary,
-    UnitText,
-)
+from knowledge.domain.extraction import CategoryInfo, ConceptInfo, PageDigest, PageInput, UnitText
+from knowledge.domain.questions import ConversationTurn, QueryVocabulary
+from knowledge.providers.types import PageContext
 
 PROMPT_VERSION = "v2"
 ANALYSIS_PROMPT_VERSION = "v1"

@@ -1,0 +1,112 @@
+"""How a question is understood before it is searched, and a claim's verdict: the turns of a
+conversation, what the analysis knows of the knowledge base, and what it concludes. Plain
+typed objects; nothing here is about one provider."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from knowledge.domain.extraction import CategoryInfo, Usage
+from knowledge.text.glossary import GlossaryEntry
+
+TurnType = Literal["new", "follow_up", "clarification"]
+
+
+QueryScope = Literal["topic", "life_situation"]
+
+
+Strategy = Literal["none", "specific", "broad"]
+
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True)
+class ConversationTurn:
+    role: str  # "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True)
+class LifeEventInfo:
+    slug: str
+    name: str
+    triggers: tuple[str, ...]
+    searches: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QueryVocabulary:
+    """What an analysis knows of the knowledge base: its categories, its glossary, its
+    life-event map, and the names its topics go by (concept and category names without
+    their qualifiers), which tell a question that names its topic from one that does not."""
+
+    categories: tuple[CategoryInfo, ...] = ()
+    glossary: tuple[GlossaryEntry, ...] = ()
+    life_events: tuple[LifeEventInfo, ...] = ()
+    topic_names: tuple[str, ...] = ()
+
+
+class QueryEntities(BaseModel):
+    """Facts about the person asking, as the question or conversation states them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    age: int | None = None
+    income: float | None = None
+    nation: Literal["England", "Scotland", "Wales", "Northern Ireland"] | None = None
+    relationship: str | None = None
+    children: int | None = None
+    employment: str | None = None
+    date_asked: str | None = None  # YYYY-MM-DD: the day the question is about
+
+
+@dataclass
+class QueryAnalysis:
+    """How a turn is understood before it is searched. `analysed_by` says who did it:
+    "heuristic", or the model's name; a model that failed leaves "heuristic" and the reason
+    in `fallback`."""
+
+    turn_type: str
+    scope: str
+    topic_shift: bool
+    entities: dict
+    standalone_query: str
+    strategy: str
+    sub_queries: list[str] = field(default_factory=list)
+    life_event: str | None = None
+    analysed_by: str = "heuristic"
+    fallback: str = ""
+    usage: Usage = field(default_factory=Usage)
+
+    def as_json(self) -> dict:
+        return {
+            "turn_type": self.turn_type,
+            "scope": self.scope,
+            "topic_shift": self.topic_shift,
+            "entities": self.entities,
+            "standalone_query": self.standalone_query,
+            "strategy": self.strategy,
+            "sub_queries": self.sub_queries,
+            "life_event": self.life_event,
+            "analysed_by": self.analysed_by,
+            "fallback": self.fallback,
+        }
+
+
+ClaimVerdictName = Literal["supported", "contradicted", "unsupported"]
+
+
+@dataclass(frozen=True)
+class ClaimJudgement:
+    """A model's verdict on a claim: `facts` are indexes into the facts it was shown;
+    `judged_by` is the model's name."""
+
+    verdict: str
+    facts: tuple[int, ...]
+    explanation: str
+    judged_by: str
+    usage: Usage = field(default_factory=Usage)

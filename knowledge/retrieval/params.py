@@ -1,0 +1,121 @@
+"""What a search is asked: one model holding each parameter's bound and meaning once.
+
+The API's request models extend it (adding the conversation), the tool definitions for
+agents are generated from its JSON schema, and the search service trusts what it holds: an
+instance exists only once its values passed these checks. The one check left to the service
+is the one that needs the settings: a floor sent without a quality must not be above the
+embedding model's default quality (and the reverse).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from django.utils import timezone
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MAX_QUERY_CHARS = 2000
+MAX_K = 50
+EARLIEST_DAY, LATEST_DAY = dt.date(1990, 1, 1), dt.date(2100, 12, 31)
+
+
+def storable_text(text: str) -> str:
+    """`text`, refused when PostgreSQL's text type could not hold it (NUL, lone surrogates)."""
+    if "\x00" in text:
+        raise ValueError("must not contain a NUL byte")
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode (no lone surrogates)") from None
+    return text
+
+
+def sane_day(value: dt.date | None) -> dt.date | None:
+    if value is not None and not EARLIEST_DAY <= value <= LATEST_DAY:
+        raise ValueError(f"must be between {EARLIEST_DAY} and {LATEST_DAY}")
+    return value
+
+
+class Question(BaseModel):
+    """A user's question and the day its answer should hold on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(
+        ...,
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        description="The user's latest question, in their own words",
+    )
+    as_of: dt.date | None = Field(
+        None,
+        description="Answer as on this date (YYYY-MM-DD); without it, a date named in the "
+        "question's words ('in 2018/19', 'last tax year') is used, else today",
+    )
+
+    @field_validator("query")
+    @classmethod
+    def _query_has_words(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must contain words, not only spaces")
+        return storable_text(value)
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
+        return sane_day(value)
+
+    def day(self) -> dt.date:
+        """The day the answer holds on: `as_of`, else today."""
+        return self.as_of or timezone.localdate()
+
+
+class SearchParams(Question):
+    k: int = Field(5, ge=1, le=MAX_K, description="Concepts wanted")
+    floor: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Similarity below which nothing is considered (default per embedding model)",
+    )
+    quality: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Similarity a result needs to count as good (default per embedding model)",
+    )
+    min_results: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_K,
+        description="Top up to this many from below-quality results (default min(3, k))",
+    )
+    categories: list[str] = Field(
+        default_factory=list, max_length=23, description="Category slugs to search in"
+    )
+    include_historical: bool = Field(
+        False, description="Also return past and upcoming units (historical, superseded)"
+    )
+    token_budget: int = Field(
+        8000, ge=100, le=100_000, description="Tokens for the assembled context"
+    )
+    mode: Literal["concept", "units", "both"] | None = Field(
+        None, description="How concepts are scored (default from the settings)"
+    )
+    hybrid: bool | None = Field(None, description="Fuse full-text ranks with vector ranks")
+
+    @field_validator("categories")
+    @classmethod
+    def _storable_categories(cls, value: list[str]) -> list[str]:
+        return [storable_text(text) for text in value]
+
+    @model_validator(mode="after")
+    def _bounds_agree(self) -> SearchParams:
+        if self.floor is not None and self.quality is not None and self.floor > self.quality:
+            raise ValueError("floor must not be above quality")
+        if self.min_results is None:
+            self.min_results = min(3, self.k)
+        if self.min_results > self.k:
+            raise ValueError("min_results must not be above k")
+        return self

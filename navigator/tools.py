@@ -1,0 +1,90 @@
+"""The tool definitions agents register (OpenAI function format), generated from the API's
+request models: a parameter's type, bounds and description are written once, on the model
+(`SearchParams`, `VerifyIn`), and the tools show only the parameters an agent needs."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from knowledge.models import Category
+from navigator.schemas import SearchIn, VerifyIn
+
+SEARCH_TOOL_PARAMETERS = ("query", "conversation", "as_of", "categories", "include_historical")
+VERIFY_TOOL_PARAMETERS = ("answer", "as_of", "cited_unit_ids", "conversation")
+
+# JSON Schema keywords that say nothing to an agent choosing its arguments.
+_NOT_FOR_AGENTS = {"title", "default"}
+
+
+def search_tool_definition() -> dict:
+    """The OpenAI tool that downstream agents register, describing what the KB covers."""
+    names = ", ".join(Category.objects.order_by("order").values_list("name", flat=True))
+    return _tool(
+        "knowledgeBaseSearch",
+        "Search Navigator, a citation-grounded knowledge base of UK personal-finance rules "
+        f"taken from gov.uk, for facts with their sources and validity dates. Covers: {names}. "
+        "Use it instead of memory for any UK figure, threshold, eligibility rule or procedure; "
+        "quote the returned sources. An outcome other than 'ok' means the knowledge base "
+        "does not hold a reliable answer: say so rather than guessing.",
+        SearchIn,
+        SEARCH_TOOL_PARAMETERS,
+    )
+
+
+def verify_tool_definition() -> dict:
+    """The OpenAI tool with which an agent checks its drafted answer before a user sees it."""
+    return _tool(
+        "knowledgeBaseVerify",
+        "Check a drafted answer about UK personal finance against Navigator's knowledge base "
+        "before showing it. Returns each claim with a verdict: supported, contradicted (with "
+        "the value the knowledge base holds) or unsupported. Correct contradicted claims and do "
+        "not state unsupported ones as fact.",
+        VerifyIn,
+        VERIFY_TOOL_PARAMETERS,
+    )
+
+
+def _tool(name: str, description: str, model: type[BaseModel], fields: tuple[str, ...]) -> dict:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": tool_parameters(model, fields),
+        },
+    }
+
+
+def tool_parameters(model: type[BaseModel], fields: tuple[str, ...]) -> dict:
+    """The JSON schema of `fields` of `model`, self-contained (no $ref), an optional value
+    shown as its type alone (an agent omits what it does not send)."""
+    schema = model.model_json_schema()
+    definitions = schema.get("$defs", {})
+    return {
+        "type": "object",
+        "properties": {
+            name: _for_agents(schema["properties"][name], definitions) for name in fields
+        },
+        "required": [name for name in schema.get("required", []) if name in fields],
+        "additionalProperties": False,
+    }
+
+
+def _for_agents(node, definitions: dict):
+    if isinstance(node, list):
+        return [_for_agents(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        resolved = definitions[node["$ref"].rsplit("/", 1)[-1]]
+        return _for_agents(
+            {**resolved, **{k: v for k, v in node.items() if k != "$ref"}}, definitions
+        )
+    branches = [b for b in node.get("anyOf", []) if b != {"type": "null"}]
+    if "anyOf" in node and len(branches) == 1:
+        rest = {k: v for k, v in node.items() if k != "anyOf"}
+        return _for_agents({**branches[0], **rest}, definitions)
+    shown = {k: _for_agents(v, definitions) for k, v in node.items() if k not in _NOT_FOR_AGENTS}
+    if shown.get("type") == "object" and "properties" in shown:
+        shown.setdefault("additionalProperties", False)
+    return shown
