@@ -47,7 +47,7 @@ def _evidence(claim: Claim, day: dt.date, vector: np.ndarray) -> list[Evidence]:
     )
     found = {
         u.unit.pk: Evidence(u.unit, u.similarity, _status(u.unit, u.temporal_status, day))
-        for hit in concept_search(params=params, query_vector=vector).concepts
+        for hit in concept_search(params=params, query_vector=vector, with_context=False).concepts
         for u in hit.units
     }
     for unit in _units_stating(claim.figures, exclude=set(found)):

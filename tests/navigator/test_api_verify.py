@@ -33,6 +33,16 @@ def test_a_figure_in_force_is_supported_with_its_unit_and_source(kb, api):
     assert (claim["start"], claim["end"]) == (0, len(PENSION) - 1)
 
 
+def test_checking_claims_assembles_no_search_context(kb, api, monkeypatch):
+    """A claim's search needs the units found, never the context an assistant reads."""
+    from knowledge.retrieval import search
+
+    assembled = []
+    monkeypatch.setattr(search, "assemble_context", lambda hits, **_: assembled.append(1))
+    claim = _only(_claims(api, PENSION, as_of="2024-10-01"))
+    assert claim["verdict"] == "supported" and assembled == []
+
+
 def test_a_weekly_figure_stated_as_monthly_is_contradicted(kb, api):
     claim = _only(
         _claims(api, "The full new State Pension is £221.20 a month.", as_of="2024-10-01")
