@@ -24,9 +24,17 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def planned_commands(target: str) -> list[str]:
-    """What `make <target>` would run, without running it (`make -n`)."""
+    """What `make <target>` would run, without running it (`make -n`). Run as a make of its
+    own: under `make test`, the inherited MAKEFLAGS would add "Entering/Leaving directory"
+    lines to what it prints."""
+    own = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     result = subprocess.run(
-        ["make", "-n", target], cwd=ROOT, capture_output=True, text=True, timeout=60
+        ["make", "--no-print-directory", "-n", target],
+        cwd=ROOT,
+        env=own,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     return result.stdout.splitlines()
