@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
+from enum import StrEnum
 from typing import Literal
 
 UnitType = Literal["rule", "threshold", "definition", "procedure", "eligibility", "example"]
@@ -16,6 +17,19 @@ ValueUnit = Literal["GBP", "percent", "count", "years", "weeks", "days", "hours"
 
 
 ValuePeriod = Literal["year", "month", "four_weeks", "week", "day", "hour", "one_off"]
+
+
+class ValidityBasis(StrEnum):
+    """Why a unit has its validity dates (AtomicUnit.validity_basis), shown in the screens and
+    the API. A figure's dates never come from gov.uk's `public_updated_at`: GOV.UK leaves it
+    old over new text."""
+
+    STATED = "stated year"  # its own sentence or table row names the period
+    HEADING = "heading"  # a heading, table caption or lead-in sentence above it names the year
+    CAPTURE = "capture of a yearly figure"  # a figure set each year, printed with no year:
+    # it holds for the tax (or academic) year its page was captured in, extended by each newer
+    # capture that still prints it
+    OPEN = "open"  # a rule or standing limit not tied to a year: open until superseded
 
 
 @dataclass

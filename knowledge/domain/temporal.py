@@ -25,6 +25,9 @@ class TemporalStatus(StrEnum):
     CURRENT = "current"
     HISTORICAL = "historical"
     UPCOMING = "upcoming"
+    # Its period has ended and the knowledge base holds no newer period for its concept: the
+    # newest figure known, served marked as such, never as current.
+    OUTDATED = "outdated"
 
 
 # --- the rule ---------------------------------------------------------------------------------

@@ -58,6 +58,11 @@ class PageSnapshot(models.Model):
         max_length=64, blank=True, help_text="Period a page file says its figures are for"
     )
     fetched_at = models.DateTimeField(default=Now)
+    captured_on = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The day gov.uk showed this version, when not the fetch day (a page file's)",
+    )
 
     class Meta:
         ordering = ["source", "fetched_at"]

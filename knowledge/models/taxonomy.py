@@ -42,6 +42,13 @@ class Concept(TimestampedModel):
     name = models.CharField(max_length=200)
     description = models.TextField()
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    yearly_figures = models.BooleanField(
+        default=False,
+        help_text=(
+            "Its figures are set each year (uprated each April, or each academic year): a figure"
+            " printed with no year holds for the year its page was captured in"
+        ),
+    )
     embedding = VectorField(dimensions=EMBEDDING_DIMENSIONS, null=True, blank=True)
     embedding_model = models.CharField(max_length=100, blank=True)
     embedding_text_hash = models.CharField(max_length=64, blank=True)

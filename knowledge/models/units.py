@@ -87,6 +87,14 @@ class AtomicUnit(TimestampedModel):
     value_amount = models.DecimalField(max_digits=16, decimal_places=4, null=True, blank=True)
     value_unit = models.CharField(max_length=16, choices=ValueUnit.choices, blank=True)
     value_period = models.CharField(max_length=16, choices=Period.choices, blank=True)
+    figures = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=(
+            "The statement's other figures with their roles, e.g. a charge of 1% (the value)"
+            " per £200 (role 'per') above £60,000 (role 'above')"
+        ),
+    )
     valid_from = models.DateField(null=True, blank=True)
     valid_to = models.DateField(null=True, blank=True)
     superseded_by = models.ForeignKey(
