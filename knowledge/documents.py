@@ -53,6 +53,7 @@ class PageDocument:
     description: str = ""
     period_hint: str = ""
     links: list[str] = field(default_factory=list)
+    captured_on: dt.date | None = None  # the day gov.uk showed it, when a page file says
 
 
 _HTML_TAG = re.compile(r"<(p|h[1-6]|ul|ol|li|div|table|a|br|strong|section)\b", re.I)
@@ -89,6 +90,20 @@ def _timestamp(value: object) -> dt.datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
 
 
+def _capture_day(value: object) -> dt.date | None:
+    """A page file's `captured_at`: an ISO date, or a timestamp whose day is taken."""
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise ValueError("must be an ISO date or timestamp string")
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        pass
+    stamp = _timestamp(value)
+    return stamp.date() if stamp else None
+
+
 def _absent_if_empty(value: object) -> object:
     return value or None
 
@@ -98,6 +113,7 @@ BasePath = Annotated[RequiredText, AfterValidator(_path_from_root)]
 # Optional words (titles, slugs, types): absent, null and empty all read as "".
 Text = Annotated[str, BeforeValidator(lambda value: str(value or ""))]
 Timestamp = Annotated[dt.datetime | None, PlainValidator(_timestamp)]
+CaptureDay = Annotated[dt.date | None, PlainValidator(_capture_day)]
 
 
 # ---------------------------------------------------------------- Content API shape
@@ -168,6 +184,7 @@ class _PageFile(BaseModel):
     public_updated_at: Timestamp = None
     description: Text = ""
     figures_period: Text = ""
+    captured_at: CaptureDay = None
 
 
 # ---------------------------------------------------------------- documents
@@ -263,6 +280,7 @@ def _from_page_file(page: _PageFile, *, raw: dict, origin: str) -> PageDocument:
         origin=origin,
         description=page.description,
         period_hint=page.figures_period,
+        captured_on=page.captured_at,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Count, Q
 
+from knowledge.domain.temporal import SERVED
 from knowledge.models import AtomicUnit, Category, Concept, ConceptAlias, PageSnapshot, Source
 from knowledge.text.evidence import evidence_matches
 
@@ -75,7 +76,8 @@ def concept_resolve(*, taxonomy_id: str):
 
 def concept_units(*, concept, as_of, include_historical: bool):
     """(unit, temporal status) pairs of a concept in ordinal order; by default only units
-    current on `as_of` that their page's current version still stated then."""
+    current on `as_of` (or the newest held past their period: outdated, marked so) that
+    their page's current version still stated then."""
 
     units = (
         AtomicUnit.objects.alive()
@@ -83,13 +85,14 @@ def concept_units(*, concept, as_of, include_historical: bool):
         .select_related("source", "snapshot")
         .defer("snapshot__raw", "snapshot__text")
         .with_sightings()
+        .with_newer_period_known()
         .order_by("ordinal")
     )
     pairs = [(unit, unit.temporal_status_on(as_of).value) for unit in units]
     if include_historical:
         return pairs
     return [
-        (unit, status) for unit, status in pairs if status == "current" and not unit.unconfirmed_at
+        (unit, status) for unit, status in pairs if status in SERVED and not unit.unconfirmed_at
     ]
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 from curation.selectors.review import Signoff, unit_signoffs
+from knowledge.domain.temporal import TemporalStatus
 from knowledge.models import AtomicUnit, Concept
 from knowledge.retrieval.hits import unit_part_url
+from knowledge.services.dating import unit_confirmed_on
 
 
 def unit_payload(
@@ -31,10 +33,21 @@ def unit_payload(
         "type": unit.unit_type,
         "text": unit.text,
         "value": value,
+        "figures": [
+            {
+                "amount": float(figure["amount"]),
+                "unit": figure["unit"],
+                "period": figure.get("period") or None,
+                "role": figure["role"],
+                "printed": figure.get("printed") or "",
+            }
+            for figure in unit.figures
+        ],
         "valid_from": unit.valid_from,
         "valid_to": unit.valid_to,
         "superseded_date": unit.superseded_date,
         "temporal_status": status,
+        "ended_on": unit.valid_to if status == TemporalStatus.OUTDATED else None,
         "evidence": {
             "quote": unit.evidence_quote,
             "start": unit.evidence_start,
@@ -45,7 +58,8 @@ def unit_payload(
         },
         "source_url": unit.source.url,
         "source_status": _source_status(unit.source),
-        "confirmed_on": unit.confirmed_at.date() if unit.confirmed_at else None,
+        "validity_basis": unit.validity_basis or None,
+        "confirmed_on": unit_confirmed_on(snapshot=unit.snapshot, confirmed_at=unit.confirmed_at),
         "unconfirmed_since": unit.unconfirmed_at.date() if unit.unconfirmed_at else None,
         "also_found_in": also_found_in(unit),
         "part_url": part_url or unit_part_url(unit),
@@ -169,6 +183,7 @@ def verification_payload(checked) -> dict:
                     for e in c.evidence
                 ],
                 "knowledge_base_value": c.knowledge_base_value,
+                "caveat": c.caveat or None,
             }
             for c in checked.claims
         ],

@@ -11,7 +11,7 @@ from pydantic import BaseModel, field_validator
 from knowledge.retrieval import Question, SearchParams
 from knowledge.retrieval.params import sane_day, storable_text
 
-Outcome = Literal["ok", "low_confidence", "no_match", "invalid"]
+Outcome = Literal["ok", "outdated", "low_confidence", "no_match", "invalid"]
 
 
 class Out(BaseModel):
@@ -92,6 +92,17 @@ class ValueOut(Out):
     period: str | None
 
 
+class FigureOut(Out):
+    amount: float
+    unit: str
+    period: str | None
+    role: str = Field(
+        description="What it is to the unit's value: per, each additional, above, up to, at "
+        "least, between, from, to, or, if, also (or a table's column head)"
+    )
+    printed: str = Field(description="As the page prints it: £60,000")
+
+
 class EvidenceOut(Out):
     quote: str
     start: int
@@ -106,17 +117,40 @@ class UnitOut(Out):
     type: str
     text: str
     value: ValueOut | None
+    figures: list[FigureOut] = Field(
+        default_factory=list,
+        description="The statement's other figures, each with its role (one statement is one "
+        "unit: 'the charge is 1% for every £200 over £60,000' has value 1%, figures £200 'per' "
+        "and £60,000 'above')",
+    )
     valid_from: dt.date | None
     valid_to: dt.date | None
     superseded_date: dt.date | None
-    temporal_status: str
+    temporal_status: str = Field(
+        description="On the day asked about: current; outdated (its period has ended and no "
+        "newer figure is held: the newest known, not this period's); historical (a newer "
+        "one is held, or it was superseded); upcoming"
+    )
+    ended_on: dt.date | None = Field(
+        None, description="For an outdated unit, the day its period ended (its valid_to)"
+    )
     evidence: EvidenceOut
     source_url: str
     source_status: Literal["current", "changed", "gone"] = Field(
         description="The page: current, changed since it was first read, or gone from gov.uk"
     )
+    validity_basis: str | None = Field(
+        None,
+        description="Why it has its dates: 'stated year' (its own sentence or table row names "
+        "the period), 'heading' (a heading, caption or lead-in above it does), 'capture of a "
+        "yearly figure' (a figure set each year printed with no year: the tax or academic year "
+        "its page was captured in, extended by each newer capture still printing it), 'open' "
+        "(a rule or standing figure not tied to a year)",
+    )
     confirmed_on: dt.date | None = Field(
-        None, description="When the page's current version was last found to state this unit"
+        None,
+        description="The day gov.uk last confirmed it: when the newest version of its page "
+        "still printing it was captured",
     )
     unconfirmed_since: dt.date | None = Field(
         None,
@@ -193,12 +227,17 @@ class AnalysisOut(Out):
 
 class SearchOut(Out):
     outcome: Outcome = Field(
-        description="ok: the facts to answer are here. low_confidence: facts were found but may "
+        description="ok: the facts to answer are here. outdated: the facts are here, but the "
+        "leading units' period has ended and the knowledge base holds nothing newer: they are "
+        "the newest figures known, each marked temporal_status 'outdated' with its period and "
+        'ended_on; say so ("the newest figure held is £25.60 a week, for 2024 to 2025"), '
+        "never as this period's. low_confidence: facts were found but may "
         "not answer (below quality, no amount of the topic, not confident). no_match: the facts "
         "are not here. invalid: the request was refused."
     )
     reasons: list[str] = Field(
-        description="Why, when not ok: out_of_scope (no topic of the taxonomy), "
+        description="Why, when not ok: newest_period_ended (outdated), "
+        "out_of_scope (no topic of the taxonomy), "
         "nothing_above_floor, no_facts_for_concept (the topic is known, its facts are not), "
         "no_amount_in_kb, no_rule_in_force_on_date, only_historical, below_quality, "
         "not_confident (no rule objects, but the signals together do not reach the threshold), "
@@ -324,6 +363,12 @@ class ClaimOut(Out):
     units: list[ClaimUnitOut]
     knowledge_base_value: str | None = Field(
         None, description="For a contradiction: what the knowledge base holds"
+    )
+    caveat: str | None = Field(
+        None,
+        description="For a claim supported by the newest figure held whose period ended before "
+        "as_of (nothing newer is known): the period that ended; say the figure is that "
+        "period's",
     )
 
 

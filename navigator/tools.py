@@ -24,8 +24,11 @@ def search_tool_definition() -> dict:
         "Search Navigator, a citation-grounded knowledge base of UK personal-finance rules "
         f"taken from gov.uk, for facts with their sources and validity dates. Covers: {names}. "
         "Use it instead of memory for any UK figure, threshold, eligibility rule or procedure; "
-        "quote the returned sources. An outcome other than 'ok' means the knowledge base "
-        "does not hold a reliable answer: say so rather than guessing.",
+        "quote the returned sources. An outcome of 'outdated' means the facts returned are "
+        "the newest the knowledge base holds but their period has ended (each unit says when): "
+        "give them as the newest figures held, for the period they cover, never as this year's. "
+        "Any other outcome but 'ok' means the knowledge base does not hold a reliable answer: "
+        "say so rather than guessing.",
         SearchIn,
         SEARCH_TOOL_PARAMETERS,
     )
@@ -36,8 +39,9 @@ def verify_tool_definition() -> dict:
     return _tool(
         "knowledgeBaseVerify",
         "Check a drafted answer about UK personal finance against Navigator's knowledge base "
-        "before showing it. Returns each claim with a verdict: supported, contradicted (with "
-        "the value the knowledge base holds) or unsupported. Correct contradicted claims and do "
+        "before showing it. Returns each claim with a verdict: supported (with a caveat when "
+        "the figure is the newest held but its period has ended: say which period it is "
+        "for), contradicted (with the value the knowledge base holds) or unsupported. Correct contradicted claims and do "
         "not state unsupported ones as fact.",
         VerifyIn,
         VERIFY_TOOL_PARAMETERS,

@@ -83,6 +83,10 @@ class EditForm(ConceptChangeForm):
     description = forms.CharField(required=False, strip=False)
 
 
+class YearlyFiguresForm(ConceptChangeForm):
+    yearly_figures = forms.BooleanField(required=False, label="yearly figures")
+
+
 class TaxonomySearchForm(forms.Form):
     q = forms.CharField(required=False, strip=False, max_length=200)
 

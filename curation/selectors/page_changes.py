@@ -1,14 +1,18 @@
 """Reads for the "Changes on gov.uk" screen: pages gov.uk changed or removed, what a change did
-to their units, and the concepts left with units no current version states."""
+to their units, the concepts left with units no current version states, and the concepts
+whose newest figures' period has ended (they need this year's figure)."""
 
 from __future__ import annotations
 
+import datetime as dt
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import Case, Count, F, Min, Prefetch, Q, QuerySet, When
 from django.db.models.functions import Coalesce
 
 from curation.models import AuditEvent, SupersedingCandidate
+from knowledge.domain.temporal import TemporalStatus
 from knowledge.models import AtomicUnit, Concept, PageSnapshot, Source
 from knowledge.services.ingest import snapshot_recency
 
@@ -142,6 +146,44 @@ def _attach_sources(concepts: list[Concept]) -> None:
         concept.unconfirmed_sources = sorted(
             (sources[pk] for owner, pk in pairs if owner == concept.pk), key=lambda s: s.url
         )
+
+
+@dataclass(frozen=True)
+class YearlyFigureDue:
+    """A concept whose newest figures' period has ended with nothing newer held: it needs
+    this year's figure. `newest_from`..`ended_on` is the newest period held."""
+
+    concept: Concept
+    newest_from: dt.date | None
+    ended_on: dt.date
+    outdated_count: int
+
+
+def concepts_needing_this_years_figure(
+    *, day: dt.date, limit: int = NEEDS_REVIEW_LIMIT
+) -> list[YearlyFigureDue]:
+    """Concepts with living units outdated on `day` (the temporal rule's reading: their
+    period ended and no unit of the concept starts after it), ended longest ago first."""
+    outdated = (
+        AtomicUnit.objects.alive()
+        .filter(valid_to__lt=day)  # the rule's outdated units all end before the day
+        .with_temporal_status(day)
+        .filter(temporal_status=TemporalStatus.OUTDATED.value)
+        .order_by("concept_id", "-valid_to", "valid_from")
+        .values_list("concept_id", "valid_from", "valid_to")
+    )
+    newest: dict[int, tuple[dt.date | None, dt.date]] = {}
+    counts: dict[int, int] = defaultdict(int)
+    for concept_id, valid_from, valid_to in outdated:
+        newest.setdefault(concept_id, (valid_from, valid_to))  # the latest end comes first
+        counts[concept_id] += 1
+    concepts = Concept.objects.only("id", "taxonomy_id", "name").in_bulk(list(newest))
+    due = [
+        YearlyFigureDue(concepts[pk], newest_from, ended_on, counts[pk])
+        for pk, (newest_from, ended_on) in newest.items()
+    ]
+    due.sort(key=lambda d: (d.ended_on, d.concept.taxonomy_id))
+    return due[:limit]
 
 
 def decision_unit_id(*, event_id: int, actions: tuple[str, ...]) -> int:

@@ -5,21 +5,24 @@ by page (a page's units never sit on both sides of a fold).
 A judged unit is labelled with its concept when the expert said the concept was right, and
 with the concept it was moved to from the audit (or the one the expert's note names) when
 not; units judged wrong with no better concept named are left out. Each labelled unit is bound
-again from its text, heading and page, among the categories its extraction run allowed.
+again from its text, heading and page, among the categories its extraction run allowed. The
+judgements come from the audits held here, or from an audit file of judged units.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 
 from curation.models import AuditEvent, AuditJudgement
 from knowledge.domain.extraction import PageInput, UnitProposal
-from knowledge.models import AtomicUnit
+from knowledge.models import AtomicUnit, PageSnapshot
 from knowledge.parsing import section_at
 from knowledge.providers.heuristic import BindingWeights, binding_scores
 from knowledge.services.extract import taxonomy_for_extraction
@@ -96,6 +99,60 @@ def binding_labels(*, sample_id: int | None = None) -> list[LabelledUnit]:
         if label is not None:
             labelled.append(_labelled(unit, run.context, label))
     return labelled
+
+
+def audit_file_labels(path: Path) -> list[LabelledUnit]:
+    """The units of an audit file (one judged unit a line: its concept, text, evidence, page
+    and judgement, as `../eval/audits` holds them) with the concept an expert says they
+    belong to, placed on the page this knowledge base holds: the newest capture of the unit's
+    page that states its evidence, with the categories that capture's extraction allowed.
+    Units whose page or evidence this knowledge base does not hold are left out."""
+    known = {concept.taxonomy_id for concept in taxonomy_for_extraction()[1]}
+    labelled = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            judgement, concept = record["judgement"], record["concept"]
+            answer, note = judgement["concept_ok"], judgement.get("note", "")
+        except (json.JSONDecodeError, KeyError, TypeError) as error:
+            raise ValueError(f"{path.name} line {number}: not an audited unit ({error})") from None
+        named = [m for m in _CONCEPT_ID.findall(note) if m in known and m != concept]
+        label = concept if answer == "yes" else named[0] if answer == "no" and named else None
+        found = _captured(record) if label else None
+        if found is not None:
+            labelled.append(_labelled_record(record, *found, label))
+    return labelled
+
+
+def _captured(record: dict):
+    """(snapshot, extraction context) of the newest capture of the record's page that states
+    its evidence, or None."""
+    snapshots = PageSnapshot.objects.filter(source__url=record["source"]).select_related("source")
+    for snapshot in snapshots.order_by("-fetched_at", "-pk"):
+        start = snapshot.text.find(record["evidence"])
+        run = snapshot.runs.exclude(context={}).order_by("-pk").first()
+        if start >= 0 and run is not None:
+            return snapshot, start, run.context
+    return None
+
+
+def _labelled_record(record: dict, snapshot, start: int, context: dict, label: str):
+    section = section_at(snapshot.sections, start) or {"heading_path": []}
+    value = (record.get("value") or "").split()
+    proposal = UnitProposal(
+        unit_type=record["type"],
+        text=record["text"],
+        concept_id=None,
+        evidence_quote=record["evidence"],
+        value_amount=Decimal(value[0]) if value else None,
+        value_unit=value[1] if len(value) > 1 else None,
+        section=" > ".join(section["heading_path"][-2:]),
+    )
+    page = PageInput(snapshot.source.title, snapshot.source.url, "", "", [], None, None)
+    allowed = frozenset({context["category"], *context.get("related_categories", [])})
+    return LabelledUnit(page, proposal, allowed, context["category"], label)
 
 
 def _label(judgement: AuditJudgement, known: set[str], moves: list[AuditEvent]) -> str | None:

@@ -267,6 +267,34 @@ def concept_edit(
         )
 
 
+def concept_yearly_figures_set(
+    *, concept_id: int, yearly_figures: bool, user, note: str = ""
+) -> AuditEvent:
+    """Say whether the concept's money figures are set each year: extraction then dates one
+    printed with no year by its page's capture year (or leaves it open). Units already stored
+    keep their dates until their page is extracted again."""
+    require_editor(user)
+    with transaction.atomic():
+        concept = Concept.objects.select_for_update().get(pk=concept_id)
+        if concept.yearly_figures == yearly_figures:
+            raise TaxonomyChangeRefused(
+                f"yearly_figures: {concept.taxonomy_id} already says {yearly_figures}"
+            )
+        before = {"concept": states_of([concept], ["yearly_figures"])}
+        concept.yearly_figures = yearly_figures
+        concept.save(update_fields=["yearly_figures", "updated_at"])
+        said = "set each year" if yearly_figures else "not set each year"
+        return audit_record(
+            actor=user,
+            action="concept.yearly_figures",
+            target=concept,
+            note=note,
+            summary=f"{concept.taxonomy_id}: its figures are {said}",
+            before=before,
+            after={"concept": states_of([concept], ["yearly_figures"])},
+        )
+
+
 def taxonomy_change_revert(*, event_id: int, user) -> AuditEvent:
     require_editor(user)
     event = AuditEvent.objects.get(pk=event_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -40,6 +41,7 @@ def changes(request: HttpRequest) -> HttpResponse:
         pages_limit=selectors.CHANGED_PAGES_LIMIT,
         concepts=selectors.concepts_needing_review(),
         concepts_limit=selectors.NEEDS_REVIEW_LIMIT,
+        yearly_due=selectors.concepts_needing_this_years_figure(day=timezone.localdate()),
     )
     return render(request, LIST_TEMPLATE, context)
 

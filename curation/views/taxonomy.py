@@ -24,6 +24,7 @@ from curation.forms.taxonomy import (
     MoveUnitsForm,
     RenameForm,
     TaxonomySearchForm,
+    YearlyFiguresForm,
     form_problem,
 )
 from curation.models import AuditEvent
@@ -152,6 +153,12 @@ def _edit(concept: Concept, data: dict, user) -> AuditEvent:
     )
 
 
+def _yearly(concept: Concept, data: dict, user) -> AuditEvent:
+    return taxonomy_services.concept_yearly_figures_set(
+        concept_id=concept.pk, yearly_figures=data["yearly_figures"], user=user, note=data["note"]
+    )
+
+
 def _approve(concept: Concept, data: dict, user) -> AuditEvent:
     return taxonomy_services.concept_approve(concept_id=concept.pk, user=user, note=data["note"])
 
@@ -164,6 +171,7 @@ CONCEPT_CHANGES: dict[str, tuple[type[ConceptChangeForm], ConceptChange, str]] =
     "retire": (ConceptChangeForm, _retire, "The concept was not retired"),
     "edit": (EditForm, _edit, "The name and description were not changed"),
     "approve": (ConceptChangeForm, _approve, "The proposal was not approved"),
+    "yearly": (YearlyFiguresForm, _yearly, "Whether its figures are set each year was not changed"),
 }
 
 

@@ -49,6 +49,10 @@ class UnitProposal:
     validity_basis: str = ""
     section: str = ""  # heading path, a hint for binding
     candidates: list[tuple[str, float]] = field(default_factory=list)
+    # The statement's other figures, each {"amount", "unit", "period", "role", "printed"}
+    # ("1% per £200 above £60,000": 1% is the value, £200 role "per", £60,000 role "above");
+    # the amount a decimal string, so the proposal stays JSON.
+    figures: list[dict] = field(default_factory=list)
 
     def as_json(self) -> dict:
         data = {k: v for k, v in self.__dict__.items() if k != "candidates"}

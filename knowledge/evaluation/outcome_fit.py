@@ -30,6 +30,17 @@ class Labelled:
     signals: dict[str, float]
     below_quality_only: bool = False
     no_topic: bool = False  # the rules found no topic of the taxonomy: refused whatever the model
+    # Served, the answer would be `outdated` (its leading units past the newest period held),
+    # which is right for an unanswerable question, and for an answerable one only when
+    # `outdated_right` (no date asked, and a gold unit served).
+    outdated: bool = False
+    outdated_right: bool = False
+
+    def served_right(self) -> bool:
+        """Whether serving this question's answer is right (eval README: Outcome accuracy)."""
+        if self.outdated:
+            return not self.answerable or self.outdated_right
+        return self.answerable
 
 
 @dataclass
@@ -47,15 +58,22 @@ class CrossValidated:
             by_kind[kind] = {
                 "n": len(mine),
                 "false_refusals": _share([not self.ok[i.id] for i in mine if i.answerable]),
-                "wrong_answers": _share([self.ok[i.id] for i in mine if not i.answerable]),
+                "wrong_answers": _share(
+                    [self.ok[i.id] and not i.outdated for i in mine if not i.answerable]
+                ),
             }
         return {
             "false_refusals": _share([not self.ok[i.id] for i in answerable]),
-            "unanswerable_refused": _share([not self.ok[i.id] for i in unanswerable]),
-            "outcome_accuracy": _share([self.ok[i.id] == i.answerable for i in items]),
+            # An unanswerable question answered `outdated` (the newest figure held, said to
+            # be out of date) is as right as a refusal.
+            "unanswerable_refused": _share([not self.ok[i.id] or i.outdated for i in unanswerable]),
+            "outcome_accuracy": _share([self._right(i) for i in items]),
             "thresholds": [round(t, 3) for t in self.thresholds],
             "by_kind": by_kind,
         }
+
+    def _right(self, item: Labelled) -> bool:
+        return item.served_right() if self.ok[item.id] else not item.answerable
 
 
 def _share(flags: list[bool]) -> float | None:

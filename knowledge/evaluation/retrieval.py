@@ -22,7 +22,7 @@ from knowledge.evaluation.outcome_fit import Labelled
 from knowledge.models import AtomicUnit
 from knowledge.query.search import question_search
 from knowledge.retrieval import SearchParams, SearchResult, concept_search
-from knowledge.retrieval.outcome import nothing_near
+from knowledge.retrieval.outcome import nothing_near, past_newest_period
 from knowledge.text.normalise import normalise_inline
 from knowledge.validation import first_error
 
@@ -90,6 +90,9 @@ class QuestionResult:
     turn_type: str = ""
     signals: dict[str, float] = field(default_factory=dict)
     group: str = ""  # cross-validation folds keep a group together: the gold page, or topic
+    dated: bool = False  # the question names its day (`as_of`)
+    # Its leading units are past the newest period held: served, it answers `outdated`.
+    past_newest_period: bool = False
 
 
 def load_questions(path: Path) -> list[DevQuestion]:
@@ -151,6 +154,8 @@ def evaluate_question(
         turn_type=turn_type,
         signals=result.signals,
         group=_fold_group(question),
+        dated=question.as_of is not None,
+        past_newest_period=past_newest_period(result.concepts, question.question),
     )
 
 
@@ -171,6 +176,8 @@ def labelled(results: list[QuestionResult]) -> list[Labelled]:
             signals=r.signals,
             below_quality_only=r.reasons == ["below_quality"],
             no_topic=nothing_near(r.reasons, r.signals),
+            outdated=r.past_newest_period,
+            outdated_right=_outdated_right(r),
         )
         for r in results
     ]
@@ -233,6 +240,7 @@ def summarise(results: list[QuestionResult]) -> dict:
         "outcome_accuracy": _share([_outcome_right(r) for r in results]),
         "unanswerable_refused": _share([r.outcome in REFUSALS for r in unanswerable]),
         "answerable_ok": _share([r.outcome == "ok" for r in answerable]),
+        "outdated": sum(r.outcome == "outdated" for r in results),
         "false_refusals": sum(r.outcome == "no_match" for r in answerable),
         "false_low_confidence": sum(r.outcome == "low_confidence" for r in answerable),
         "latency_ms": latency_summary([r.milliseconds for r in results]),
@@ -242,7 +250,7 @@ def summarise(results: list[QuestionResult]) -> dict:
         },
         "refusals_by_kind": {
             k: {
-                "false_refusals": _share([r.outcome != "ok" for r in v if r.answerable]),
+                "false_refusals": _share([not _outcome_right(r) for r in v if r.answerable]),
                 "wrong_answers": _share([r.outcome == "ok" for r in v if not r.answerable]),
             }
             for k, v in _group(results, "kind").items()
@@ -252,8 +260,8 @@ def summarise(results: list[QuestionResult]) -> dict:
         "misses": [
             {"id": r.id, "rank": r.rank, "outcome": r.outcome, "reasons": r.reasons}
             for r in results
-            if (r.answerable and (r.rank is None or r.outcome != "ok"))
-            or (not r.answerable and r.outcome not in REFUSALS)
+            if (r.answerable and (r.rank is None or not _outcome_right(r)))
+            or (not r.answerable and not _outcome_right(r))
         ],
     }
     return report
@@ -271,7 +279,18 @@ def _aspect_block(results: list[QuestionResult]) -> dict:
 
 
 def _outcome_right(result: QuestionResult) -> bool:
+    """The eval README's rule: an unanswerable question is right refused or answered
+    `outdated` (the newest figure held, said to be out of date); an answerable one is right
+    `ok`, or `outdated` when it names no day and a gold unit is served (a figure the
+    knowledge base can vouch for only up to its newest capture)."""
+    if result.outcome == "outdated":
+        return not result.answerable or _outdated_right(result)
     return result.outcome == "ok" if result.answerable else result.outcome in REFUSALS
+
+
+def _outdated_right(result: QuestionResult) -> bool:
+    """For an answerable question: an `outdated` answer is right."""
+    return result.answerable and not result.dated and result.rank is not None
 
 
 def _share(flags: list[bool]) -> float:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from knowledge.domain.extraction import ValidityBasis
 from knowledge.evaluation.amounts import (
     ANY_PERIOD,
     AmountForm,
@@ -208,7 +209,13 @@ def _start_fits(unit: UnitRecord, target: Target) -> bool:
     if gold.date_basis == IN_FORCE_EARLIER:  # the data only starts there: earlier is fine
         return True
     if unit.valid_from is None:
-        return False
+        # A standing figure printed with no year is open by policy (in force until changed,
+        # its start unknown): it fits a gold value still in force, never one that ended.
+        return (
+            unit.validity_basis == ValidityBasis.OPEN
+            and unit.valid_to is None
+            and (gold.valid_to is None)
+        )
     if target.start_exact:
         return unit.valid_from >= gold.valid_from
     return target.year_of(unit.valid_from) >= target.year_of(gold.valid_from)

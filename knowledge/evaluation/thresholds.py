@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+from knowledge.domain.extraction import ValidityBasis
 from knowledge.evaluation.chains import ChainCheck, chain_checks
 from knowledge.evaluation.gold import gold_load
 from knowledge.evaluation.scoring import (
@@ -25,7 +26,9 @@ from knowledge.evaluation.scoring import (
     threshold_units,
 )
 
-PAGE_FILE_PERIOD = "page file's period"  # validity_basis of the collector's inferred period
+# Units dated by their page's capture (a yearly figure printed with no year: the page file's
+# figures period, the collector's inference, or the capture day), not by gov.uk's words.
+PAGE_FILE_PERIOD = ValidityBasis.CAPTURE
 
 
 @dataclass(frozen=True)

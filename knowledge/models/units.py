@@ -12,7 +12,12 @@ from django.db.models import F, Q
 from pgvector.django import VectorField
 
 from knowledge.domain.extraction import UnitText
-from knowledge.domain.temporal import TemporalStatus, temporal_status, temporal_status_expression
+from knowledge.domain.temporal import (
+    NEWER_PERIOD,
+    TemporalStatus,
+    temporal_status,
+    temporal_status_expression,
+)
 from knowledge.models.base import EMBEDDING_DIMENSIONS, TimestampedModel, hnsw_cosine_index
 from knowledge.models.sources import PageSnapshot, Source
 from knowledge.models.taxonomy import Concept
@@ -35,7 +40,14 @@ class AtomicUnitQuerySet(models.QuerySet):
 
     def with_temporal_status(self, as_of: dt.date) -> AtomicUnitQuerySet:
         """Annotate `temporal_status` by the rule of `knowledge.domain.temporal`."""
-        return self.annotate(temporal_status=temporal_status_expression(as_of))
+        return self.annotate(
+            temporal_status=temporal_status_expression(as_of, units=AtomicUnit.objects)
+        )
+
+    def with_newer_period_known(self) -> AtomicUnitQuerySet:
+        """Annotate `newer_period_known` (the temporal rule's NEWER_PERIOD), which
+        `AtomicUnit.temporal_status_on` then reads instead of asking the database."""
+        return self.annotate(newer_period_known=NEWER_PERIOD.q(AtomicUnit.objects))
 
     def in_force(self, as_of: dt.date) -> AtomicUnitQuerySet:
         return self.with_temporal_status(as_of).filter(temporal_status=TemporalStatus.CURRENT.value)
@@ -211,13 +223,33 @@ class AtomicUnit(TimestampedModel):
             vector=tuple(self.embedding) if vector else None,
         )
 
-    def temporal_status_on(self, as_of: dt.date) -> TemporalStatus:
+    def temporal_status_on(
+        self, as_of: dt.date, *, newer_period_known: bool | None = None
+    ) -> TemporalStatus:
+        """`newer_period_known`: NEWER_PERIOD holds for this unit; when not given, read from
+        the annotation of `with_newer_period_known`, else asked of the database (only for a
+        unit whose period has ended by `as_of`, the one case it decides)."""
+        if newer_period_known is None:
+            newer_period_known = self._newer_period_known(as_of)
         return temporal_status(
             valid_from=self.valid_from,
             valid_to=self.valid_to,
             superseded_date=self.superseded_date,
             is_superseded=self.superseded_by_id is not None,
+            newer_period_known=newer_period_known,
             as_of=as_of,
+        )
+
+    def _newer_period_known(self, as_of: dt.date) -> bool:
+        annotated = getattr(self, "newer_period_known", None)
+        if annotated is not None:
+            return annotated
+        if self.valid_to is None or self.valid_to >= as_of:
+            return False
+        return (
+            AtomicUnit.objects.filter(pk=self.pk)
+            .filter(NEWER_PERIOD.q(AtomicUnit.objects))
+            .exists()
         )
 
 

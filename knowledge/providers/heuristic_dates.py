@@ -1,6 +1,6 @@
 """Dates and periods for the heuristic extraction: which year a page counts in (tax or
 academic), the period a page states for itself, a table row's year, which stated period a
-figure or a rule takes, and the period a page's rates are given in."""
+figure or a rule takes (and why), and the period a page's rates are given in."""
 
 from __future__ import annotations
 
@@ -8,38 +8,34 @@ import datetime as dt
 import re
 from collections import defaultdict
 
-from knowledge.domain.extraction import PageInput
+from knowledge.domain.extraction import PageInput, ValidityBasis
 from knowledge.text.amounts import Amount, period_in
 from knowledge.text.dates import (
-    ACADEMIC_YEAR_START_MONTH,
     Validity,
-    academic_year_bounds,
     find_validities,
     header_validity,
-    hint_validity,
     single_day,
-    tax_year_bounds,
-    tax_year_start_year,
+)
+from knowledge.text.dates import (
+    counts_academic_years as text_counts_academic_years,
 )
 
-# A page that counts in tax years, or gives weekly or monthly rates (uprated each year): its
-# undated figures are the year's it was updated in. Elsewhere a figure is a standing limit.
-_YEARLY = re.compile(r"\btax years?\b|\b(?:weekly|monthly) (?:rates?|amounts?|allowances?)\b", re.I)
 Dates = tuple[dt.date | None, dt.date | None]
 
 
 class PageDates:
-    """Which period a unit of one page holds for, and on what basis: a figure takes the
-    period stated nearest it, then its section's, the page's own, the page file's, and only
-    then the tax year the page was last updated in; a rule takes a period only when its
-    sentence opens with one ("From 6 April 2025, …")."""
+    """Which period a unit of one page states, and on what basis (a ValidityBasis): a figure
+    takes the period stated nearest it in its sentence or table row (STATED), else its
+    column head's, its section's headings' or a lead-in sentence's before it (HEADING); a
+    rule takes a period when its sentence opens with one ("From 6 April 2025, …"), and ends
+    with a period it names that ends ("due between 25 December 2024 and 2 January 2025").
+    Nothing else dates a unit here: whether an undated figure holds for its capture's year
+    (a figure set each year) or stays open is decided where proposals become units, for
+    every provider alike, and gov.uk's `public_updated_at` never dates one."""
 
     def __init__(self, page: PageInput):
         self.page = page
         self.academic = counts_academic_years(page)
-        self.page_period = page_validity(page)
-        self.hint_period = hint_validity(page.period_hint, academic=self.academic)
-        self.yearly_page = bool(_YEARLY.search(page.text))
 
     def validity(
         self,
@@ -48,50 +44,34 @@ class PageDates:
         quote: str,
         validity: Validity | None,
         amount: Amount | None,
-        *,
-        period: str = "",
     ) -> tuple[Dates, str]:
         """ "you can backdate to any tax year since 5 April 2015" is a rule about dates, not a
-        rule that started then; a figure in a table takes its header's or row's period."""
+        rule that started then. `validity`: a table cell's period, stated in its own row
+        (its label is in the quote) or by its column head (HEADING)."""
         if validity is not None:
-            return (validity.valid_from, validity.valid_to), "table header or row"
+            in_row = bool(validity.phrase) and validity.phrase in quote
+            basis = ValidityBasis.STATED if in_row else ValidityBasis.HEADING
+            return (validity.valid_from, validity.valid_to), basis
         own = find_validities(quote, academic=self.academic)
         if amount is not None:
             stated = nearest_validity(own, quote.find(amount.printed), len(amount.printed))
         else:
             stated = next((v for v in own if opens_sentence(quote, v)), None)
         if stated is not None:
-            return (stated.valid_from, stated.valid_to), "stated in the quote"
+            return (stated.valid_from, stated.valid_to), ValidityBasis.STATED
+        # only a closed period ends a rule: "up to 7 April 2024 and … from 8 April 2024"
+        # names a change, after which the rule goes on
+        ending = [v.valid_to for v in own if v.valid_from and v.valid_to]
+        goes_on = any(v.valid_from and v.valid_to is None for v in own)
+        if amount is None and ending and not goes_on:
+            # A rule about a period that ends ("payments due between 25 December 2024 and
+            # 2 January 2025", a worked example "in tax year 2024 to 2025") holds until that
+            # period's end; when it started is not said.
+            return (None, max(ending)), ValidityBasis.STATED
         in_section = self._section_validity(section, line_start, figures=amount is not None)
         if in_section is not None:
-            return (in_section.valid_from, in_section.valid_to), "stated in its section"
-        if amount is None:
-            # A rule with no period of its own holds until something supersedes it; the
-            # page's period dates its figures, not its rules.
-            return (None, None), ""
-        return self._page_dates(period)
-
-    def _page_dates(self, period: str) -> tuple[Dates, str]:
-        if self.page_period is not None:
-            return (self.page_period.valid_from, self.page_period.valid_to), "stated on the page"
-        if self.hint_period is not None:
-            return (self.hint_period.valid_from, self.hint_period.valid_to), "page file's period"
-        if not (period or self.yearly_page or self.academic):
-            # a limit with no period on a page that counts no years and pays no rates ("owe
-            # less than £5,000") stands until changed, whenever the page was updated
-            return (None, None), "period not stated on the page"
-        if self.page.public_updated_at is not None and not update_is_stale(self.page):
-            # In force when the page was last updated; when it ends is unknown until a newer
-            # version supersedes it, so the end stays open.
-            updated = self.page.public_updated_at.date()
-            if self.academic:
-                start = updated.year - (updated.month < ACADEMIC_YEAR_START_MONTH)
-                return (academic_year_bounds(start)[0], None), (
-                    "academic year of the page's last update"
-                )
-            first, _ = tax_year_bounds(tax_year_start_year(updated))
-            return (first, None), "tax year of the page's last update"
-        return (None, None), "period not stated on the page"
+            return (in_section.valid_from, in_section.valid_to), ValidityBasis.HEADING
+        return (None, None), ValidityBasis.OPEN
 
     def _section_validity(self, section: dict, line_start: int, *, figures: bool):
         """The period its headings state; for figures also one stated earlier in the section
@@ -111,8 +91,7 @@ class PageDates:
 
 def counts_academic_years(page: PageInput) -> bool:
     """Student finance pages count in academic years: their bare '2024 to 2025' is one."""
-    lowered = page.text.lower()
-    return lowered.count("academic year") > lowered.count("tax year")
+    return text_counts_academic_years(page.text)
 
 
 def page_validity(page: PageInput) -> Validity | None:
@@ -180,18 +159,3 @@ def row_label_validity(label: str, academic: bool = False) -> Validity | None:
         return validity
     start = validity.valid_from
     return Validity(start, start.replace(year=start.year + 1) - dt.timedelta(days=1), 0, label)
-
-
-_YEAR = re.compile(r"\b(20\d\d)\b")
-
-
-def update_is_stale(page: PageInput) -> bool:
-    """True when the page names a year well after its last update: gov.uk changes a page's
-    figures each April without always changing its update date (a page 'updated' in 2015 that
-    says "from 8 April 2024"), so that date cannot date its figures."""
-    if page.public_updated_at is None:
-        return True
-    # A page may announce next April's change the year it is updated; a year beyond that
-    # was written later than the update date says.
-    updated = page.public_updated_at.year
-    return any(int(year) > updated + 1 for year in _YEAR.findall(page.text))

@@ -1,6 +1,9 @@
 """The heuristic provider's extraction: rules over the parsed page structure.
 
-Amounts become threshold units with a structured value; other sentences are typed by what
+Amounts become threshold units with a structured value, one a statement (a sentence or table
+row stating several figures is one unit, its other figures kept with their roles:
+heuristic_figures; figures for different periods, one unit a clause or cell, each quoted by
+its own); other sentences are typed by what
 they do (heuristic_sentences); ordered steps become one procedure; examples (and a paragraph
 opened by "Example", figures and all) are linked to the unit they illustrate. A sentence that
 names its subject only by pointing back ("This means …") is stated after the sentence it
@@ -15,10 +18,20 @@ import re
 from collections import defaultdict
 
 from knowledge.domain.extraction import PageInput, UnitProposal
+from knowledge.providers.heuristic_context import SENTENCE as _SENTENCE
+from knowledge.providers.heuristic_context import list_bounds, table_intro
 from knowledge.providers.heuristic_dates import (
     PageDates,
     rates_period,
     row_label_validity,
+)
+from knowledge.providers.heuristic_figures import (
+    distinct,
+    figures_in,
+    other_figures,
+    row_figures,
+    row_statements,
+    statements_in,
 )
 from knowledge.providers.heuristic_lines import (
     ORDERED,
@@ -26,9 +39,11 @@ from knowledge.providers.heuristic_lines import (
     column_heads,
     continues,
     uniform_columns,
+    with_row_years,
 )
 from knowledge.providers.heuristic_lines import cells as row_cells
 from knowledge.providers.heuristic_navigation import is_navigation
+from knowledge.providers.heuristic_proposals import ProposalMaker
 from knowledge.providers.heuristic_sentences import (
     WORKED_EXAMPLE,
     is_eligibility,
@@ -36,10 +51,11 @@ from knowledge.providers.heuristic_sentences import (
     is_rule,
     leans_back,
     sentence_kind,
+    states_conditions,
 )
-from knowledge.providers.heuristic_subjects import page_subject, with_subject
-from knowledge.text.amounts import Amount, find_amounts, period_in, rate_period, with_period
-from knowledge.text.dates import header_validity
+from knowledge.providers.heuristic_subjects import page_subject, shortens_a_name
+from knowledge.text.amounts import find_amounts
+from knowledge.text.dates import find_validities, header_validity
 
 _HOWTO = re.compile(
     r"^(how (to|you)|step \d|make a claim|apply|claim|transfer|open|report|what you need to do|"
@@ -47,10 +63,7 @@ _HOWTO = re.compile(
     re.I,
 )
 _EXAMPLE_HEADING = re.compile(r"^examples?\b", re.I)
-_RANGE_END = re.compile(r"^\s*(?:to|and|-|–)\s*£[\d,]+(?:\.\d+)?")
 _OPENING_HOURS = re.compile(r"\bopening (?:times|hours)\b", re.I)
-# A sentence ends at . ! or ? followed by a space: '£27.50' and 'e.g.' stay whole.
-_SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)", re.S)
 # A list lead-in whose items are conditions that hold together: a unit taken from one item
 # alone would drop the others. "Either", "any of", "one of" lists are alternatives instead.
 _CONDITIONS = re.compile(r"\b(if|as long as|provided|unless|only when|both|all of|all the)\b", re.I)
@@ -61,8 +74,6 @@ _SELECTS = re.compile(
     r"\b(whichever|the (?:higher|highest|lower|lowest|greater|lesser) of)\b", re.I
 )
 _MAX_JOINED_ITEMS = 8
-# A sentence introducing a table ("The table shows …", "The rates are:").
-_TABLE_INTRO = re.compile(r"\b(table|following|below)\b|:$", re.I)
 
 
 def extract_proposals(page: PageInput) -> list[UnitProposal]:
@@ -70,7 +81,7 @@ def extract_proposals(page: PageInput) -> list[UnitProposal]:
     return _Extractor(page).run()
 
 
-class _Extractor:
+class _Extractor(ProposalMaker):
     def __init__(self, page: PageInput):
         self.page = page
         self.text = page.text
@@ -81,7 +92,10 @@ class _Extractor:
         self.subject = page_subject(page.title)
         self.rates_per = rates_period(page.text)
         self.seen: set[tuple] = set()
+        self.quoted: set[str] = set()  # no two units of the page share one evidence quote
+        self.starts = [line.start for line in self.lines]
         self.previous: list[int] = []  # where the last paragraph sentences read start
+        self.consumed = 0  # where the last list's statement ends
 
     def _lines(self) -> list[Line]:
         lines = []
@@ -135,7 +149,7 @@ class _Extractor:
             elif line.kind == "bare_row":
                 self._bare_row(line, self._table_intro(body, index))
             elif line.kind == "label_row":
-                self._label_row(line)
+                self._label_row(line, self._table_intro(body, index))
             elif line.kind == "paragraph" and line.text.endswith(":"):
                 items = self._items_after(body, index)
                 if items:
@@ -178,33 +192,57 @@ class _Extractor:
         if is_navigation(lead_in.text) or all(is_navigation(item.text[2:]) for item in items):
             return
         self._sentences_before_lead_in(lead_in)
-        span = self._span(lead_in, items[-1])
-        text = lead_in.text + " " + "; ".join(item.text[2:] for item in items)
-        kind = "eligibility" if is_eligibility(lead_in.text) else "rule"
-        joined = (
-            _SELECTS.search(lead_in.text)
-            or (_CONDITIONS.search(lead_in.text) and not _ALTERNATIVES.search(lead_in.text))
-        ) and len(items) <= _MAX_JOINED_ITEMS
+        # from the sentence a lead-in points back to, to the sentence narrowing the list
+        span = list_bounds(self.text, self.lines, lead_in, items[-1])
+        self.consumed = span[1]
+        text = _list_text(self.text, span, lead_in, items)
         subject = self._subject(lead_in)
-        if find_amounts(text):
-            for item in items:
-                for amount in _distinct(find_amounts(item.text)):
-                    if joined:  # the whole list is the quote: one contiguous span of the text
-                        quote = self.text[span[0] : span[1]]
-                        self._threshold(
-                            f"{subject}{text}", amount, item, quote=quote, quote_start=span[0]
-                        )
-                    else:
-                        self._threshold(
-                            f"{subject}{lead_in.text} {item.text[2:]}",
-                            amount,
-                            item,
-                            quote=item.text,
-                        )
-        if all(find_amounts(item.text) for item in items):
+        with_figures = [item for item in items if distinct(find_amounts(item.text))]
+        # "over £60,000 for the tax year 2024 to 2025; over £50,000 for tax years up to 2023
+        # to 2024": items that each name their own period are one fact per period, not
+        # conditions that hold together, so each item is a unit with its own dates.
+        by_period = self._each_names_its_period(with_figures)
+        joined = (
+            (
+                _SELECTS.search(lead_in.text)
+                or (_CONDITIONS.search(lead_in.text) and not _ALTERNATIVES.search(lead_in.text))
+            )
+            and len(items) <= _MAX_JOINED_ITEMS
+            and not by_period
+        )
+        figures = [f for item in with_figures for f in figures_in(item.text)]
+        every = len(with_figures) == len(items)
+        # conditions with figures of their own: eligibility, no one figure its value
+        conditions = states_conditions(lead_in.text) and len(with_figures) > 1 and not by_period
+        who = is_eligibility(lead_in.text) or (conditions and not is_rule(lead_in.text))
+        kind = "eligibility" if who else "rule"
+        typed = kind == "eligibility" or is_rule(lead_in.text)
+        # one statement quoted whole: its figure's (a list with one), or a list of figures
+        single = joined and len(figures) == 1
+        if figures and joined and (every or not typed or single) and not conditions:
+            quote = self.text[span[0] : span[1]]
+            self._threshold(
+                f"{subject}{text}", figures, with_figures[0], quote=quote, quote_start=span[0]
+            )
+        for item in with_figures if not joined else ():
+            for first, last, item_figures in statements_in(item.text):
+                self._threshold(
+                    f"{subject}{lead_in.text} {item.text[2:]}",
+                    item_figures,
+                    item,
+                    quote=item.text[first:last],
+                    quote_start=item.start + first,
+                )
+        if (all(find_amounts(item.text) for item in items) or single) and not conditions:
             return  # every item is a figure's unit already: the list adds nothing to them
-        if kind == "eligibility" or is_rule(lead_in.text):
-            self._add(kind, span, lead_in, text=text)
+        if typed:  # conditions that hold together keep their figures as conditions, no value
+            held = other_figures(text, figures, -1) if joined else []
+            self._add(kind, span, lead_in, text=text, figures=held)
+
+    def _each_names_its_period(self, items: list[Line]) -> bool:
+        periods = [find_validities(item.text, academic=self.academic) for item in items]
+        named = {(found[0].valid_from, found[0].valid_to) for found in periods if found}
+        return len(items) > 1 and all(periods) and len(named) == len(items)
 
     def _heads_above(self, line: Line) -> str:
         """Where a figure's period may be named when its sentence does not: its heading, and
@@ -232,24 +270,7 @@ class _Extractor:
         return f"{heading}: " if heading and len(lead_in.text.split()) <= 6 else ""
 
     def _table_intro(self, body: list[Line], index: int) -> str:
-        """What introduces the table a row belongs to: the sentence before it that says so
-        and, when the table opens its own section (a plain-text table whose heading line
-        holds the column heads), the heading above that section as its caption."""
-        first = body[index].index
-        while first > 0 and self.lines[first - 1].kind in ("row", "bare_row"):
-            first -= 1
-        found: list[str] = []
-        for line in reversed(self.lines[max(0, first - 4) : first]):
-            if line.kind == "heading":
-                if line.section is body[0].section:
-                    if line.index == first - 1:
-                        continue  # the table's own heading: its column heads
-                    break  # a section with more than the table: an earlier one's is no caption
-                found.insert(0, line.text)
-                break
-            if line.kind == "paragraph" and _TABLE_INTRO.search(line.text) and not found:
-                found.append(line.text)
-        return " - ".join(found)
+        return table_intro(self.lines, body[index])
 
     def _bare_row(self, line: Line, intro: str) -> None:
         """A row of a table the page gives as plain lines: the section heading holds its
@@ -258,17 +279,19 @@ class _Extractor:
         described = (
             f"{intro.rstrip('.: ')}. {heads}: {line.text}" if intro else f"{heads}: {line.text}"
         )
-        for amount in _distinct(find_amounts(line.text)):
-            self._threshold(described, amount, line, quote=line.text, period_text=line.text)
+        if figures := figures_in(line.text):
+            self._threshold(described, figures, line, quote=line.text, period_text=line.text)
 
-    def _label_row(self, line: Line) -> None:
-        """A table row without figures ("Category letter: H; Employee group: Apprentices under
-        25"): stated with its section, typed by what its text does. A helpline's opening
-        hours are how to reach it, not a rule."""
+    def _label_row(self, line: Line, intro: str = "") -> None:
+        """A table row without figures of its own ("Category letter: H; Employee group:
+        Apprentices under 25", or sentences whose figures are conditions): stated whole with
+        its section, its table's lead-in and each date's year, typed by what its text does.
+        A helpline's opening hours are how to reach it, not a rule."""
         heading = " > ".join(line.section["heading_path"][-2:])
         if _OPENING_HOURS.search(f"{heading} {line.text}"):
             return
-        text = f"{heading}: {line.text}" if heading else line.text
+        text = f"{heading}: {with_row_years(line.text)}" if heading else with_row_years(line.text)
+        text = f"{text} ({intro})" if intro else text
         validity = next(
             (v for _, value in row_cells(line) if (v := row_label_validity(value))), None
         )
@@ -301,30 +324,33 @@ class _Extractor:
             (v for _, value in cells if (v := row_label_validity(value, self.academic))), None
         )
         heading = " > ".join(line.section["heading_path"][-2:])
-        for header, value in cells:
-            amounts = _distinct(find_amounts(value))
-            if not amounts or (header in uniform and not first_row):
-                continue
+        raw_cells = line.text.split("; ")  # as row_cells splits them
+        for group in row_statements(cells, uniform, first_row, self.academic):
+            figures, heads, main_cell = row_figures(cells, group)
+            header, value = cells[main_cell]
             cell_validity = header_validity(header, academic=self.academic) or row_validity
             if header in uniform:
                 which = f"every {every or 'row'}" + ("" if uniform[header] else " that has one")
                 described = f"{header}: {value} (the same for {which})"
             else:
-                described = "; ".join([*labels, f"{header}: {value}" if header else value])
+                described = "; ".join([*labels, *(raw_cells[index] for index in group)])
             text = f"{heading}: {described}" if heading else described
             text = f"{text} ({intro})" if intro else text
             # a student finance figure under an academic year's column is that year's amount
             yearly = self.academic and cell_validity is not None and cell_validity.valid_to
-            for amount in amounts[:1]:
-                self._threshold(
-                    text,
-                    amount,
-                    line,
-                    quote=line.text,
-                    validity=cell_validity,
-                    period_text=f"{header} {value} {heading}",
-                    default_period="year" if yearly else "",
-                )
+            # each statement of the row is quoted from the row's start to its last cell
+            quote = "; ".join(raw_cells[: group[-1] + 1])
+            self._threshold(
+                text,
+                figures,
+                line,
+                quote=quote,
+                quote_start=line.start,
+                validity=cell_validity,
+                period_text=f"{header} {value} {heading}",
+                default_period="year" if yearly else "",
+                heads=heads,
+            )
 
     def _paragraph(self, line: Line) -> None:
         body = line.text[2:] if line.kind == "item" else ORDERED.sub("", line.text)
@@ -337,7 +363,7 @@ class _Extractor:
         for match in _SENTENCE.finditer(body):
             sentence = match.group().strip()
             start = offset + match.start() + (len(match.group()) - len(match.group().lstrip()))
-            if len(sentence) >= 12:
+            if len(sentence) >= 12 and start >= self.consumed:  # not read into a list
                 self._sentence(sentence, start, line)
             self.previous = [*self.previous, start][-3:] if line.kind == "paragraph" else []
 
@@ -347,7 +373,7 @@ class _Extractor:
         if WORKED_EXAMPLE.match(sentence):
             self._add("example", (start, start + len(sentence)), line, text=sentence, example=True)
             return
-        amounts = _distinct(find_amounts(sentence))
+        amounts = distinct(find_amounts(sentence))
         if is_navigation(sentence, has_amount=bool(amounts)) or is_fragment(
             sentence, has_amount=bool(amounts)
         ):
@@ -357,13 +383,15 @@ class _Extractor:
         if amounts and sentence == line.text and (heads := column_heads(self.lines, line)):
             stated = f"{heads}: {stated}"  # a row says what its columns are ("Rate (weekly)")
         if amounts:
-            for amount in amounts:
+            # one statement, one unit; figures for different periods, one unit a clause
+            for first, last, figures in statements_in(sentence):
+                begin = quote_start if first == 0 else start + first
                 self._threshold(
                     stated,
-                    amount,
+                    figures,
                     line,
-                    quote=self.text[span[0] : span[1]],
-                    quote_start=quote_start,
+                    quote=self.text[begin : start + last],
+                    quote_start=begin,
                     period_text=self._heads_above(line),
                 )
             return
@@ -376,7 +404,8 @@ class _Extractor:
         back ("This means …", "pay this money back") is stated after the sentence it points
         to, which joins the quote; one that opens its section, or is too short to name what
         it is about ("You do not need to apply."), after the page and section it sits in."""
-        if leans_back(sentence) and self.previous:
+        before = self.text[self.previous[0] : start] if self.previous else ""
+        if (leans_back(sentence) or shortens_a_name(sentence, before)) and self.previous:
             # back to the nearest sentence that names its own subject
             first, end = start, start
             for first in reversed(self.previous):
@@ -389,112 +418,14 @@ class _Extractor:
             return start, f"{where}: {sentence}"
         return start, sentence
 
-    # --- making proposals -----------------------------------------------------------------
 
-    def _threshold(
-        self,
-        text,
-        amount: Amount,
-        line: Line,
-        *,
-        quote,
-        quote_start=None,
-        validity=None,
-        period_text="",
-        default_period="",
-    ) -> None:
-        start = quote_start if quote_start is not None else self.text.index(quote, line.start)
-        after = _words_after(text, amount.printed)
-        if amount.unit == "percent":  # a rate has a period only when one follows it: "5% a year"
-            period = rate_period(after)
-        else:
-            before = re.split(r"[.;]\s", text[: max(0, text.find(amount.printed))])[-1][-60:]
-            period = (
-                period_in(after)
-                or period_in(before)
-                or period_in(period_text)
-                or default_period
-                or self.rates_per
-            )
-        text = with_period(text, amount.printed, period)  # one from a column head or the page
-        self._add(
-            "threshold",
-            (start, start + len(quote)),
-            line,
-            text=text,
-            amount=amount,
-            period=period
-            or ("" if amount.unit == "percent" else "one_off" if "one-off" in text else ""),
-            validity=validity,
-            is_figure=True,
-        )
-
-    def _span(self, first: Line, last: Line) -> tuple[int, int]:
-        return first.start, last.end
-
-    def _add(
-        self,
-        unit_type,
-        span,
-        line: Line,
-        *,
-        text=None,
-        amount=None,
-        period="",
-        validity=None,
-        example=False,
-        is_figure=False,
-    ) -> None:
-        quote = self.text[span[0] : span[1]]
-        # two levels: "Lifetime ISA > Putting money in", not just "Putting money in"
-        heading = " > ".join(line.section["heading_path"][-2:])
-        text = with_subject(" ".join((text or quote).split()), self.subject, heading)
-        key = (unit_type, text, amount.value if amount else None)
-        if key in self.seen or not quote.strip():
-            return
-        self.seen.add(key)
-        dates, basis = self.dates.validity(
-            line.section, line.start, quote, validity, amount if is_figure else None, period=period
-        )
-        self.proposals.append(
-            UnitProposal(
-                unit_type=unit_type,
-                text=text,
-                concept_id=None,
-                evidence_quote=quote,
-                valid_from=dates[0].isoformat() if dates[0] else None,
-                valid_to=dates[1].isoformat() if dates[1] else None,
-                value_amount=amount.value if amount else None,
-                value_unit=amount.unit if amount else None,
-                value_period=period or None,
-                example_of=self._last_non_example() if example else None,
-                validity_basis=basis,
-                section=" > ".join(line.section["heading_path"][-2:]),
-            )
-        )
-
-    def _last_non_example(self) -> int | None:
-        for index in range(len(self.proposals) - 1, -1, -1):
-            if self.proposals[index].unit_type != "example":
-                return index
-        return None
-
-
-def _words_after(text: str, printed: str) -> str:
-    """The words after a figure, up to the next figure: where its period is said. A range's
-    period is said after its end ("between £27 and £184.03 per week")."""
-    if printed not in text:
-        return ""
-    rest = _RANGE_END.sub("", text[text.find(printed) + len(printed) :])
-    return rest[:40].split("£")[0]
-
-
-def _distinct(amounts: list[Amount]) -> list[Amount]:
-    """Amounts worth a unit each: skip £1 in 'for every £1', and an equivalent given in
-    brackets right after another amount ('£242 (£1,048 a month)')."""
-    result = []
-    for amount in amounts:
-        if amount.unit == "GBP" and amount.value == 1:
-            continue
-        result.append(amount)
-    return result
+def _list_text(text: str, span: tuple[int, int], lead_in: Line, items: list[Line]) -> str:
+    """A list as one statement: the sentence its lead-in points back to, the lead-in, the
+    items, and the sentence after it that narrows it."""
+    listed = "; ".join(item.text[2:] for item in items)
+    after = text[items[-1].end : span[1]].strip()
+    if after and not listed.endswith((".", "!", "?")):
+        listed += "."
+    return " ".join(
+        filter(None, (text[span[0] : lead_in.start].strip(), lead_in.text, listed, after))
+    )

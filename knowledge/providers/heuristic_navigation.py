@@ -58,6 +58,15 @@ _FRAME = re.compile(
     r"this (?:page|guide|section) (?:explains|tells|covers|is also available))\b",
     re.I,
 )
+# A sentence about a document's own aids ("The form has notes to help you fill it in.",
+# "The guide explains how to claim"): it says where help is, not what applies.
+_DOCUMENT_AID = re.compile(
+    r"^(?:the|this|each|your) (?:[\w-]+ )?(?:form|guide|leaflet|booklet|letter|notes|page|"
+    r"website|checklist)s? (?:has|have|includes?|comes? with|contains?|gives?|explains?|"
+    r"tells? you|will tell you)\b[^.;]{0,60}\b(?:notes|guidance|help|how to|information|"
+    r"instructions|what to do)\b",
+    re.I,
+)
 # What makes a signposting sentence still a rule: an obligation, or the method itself.
 _BINDING = re.compile(
     r"\b(?:must|have to|has to|need to tell|by (?:\w+ing)\b(?! (?:a|the) \w* ?calculator))", re.I
@@ -77,7 +86,7 @@ def is_navigation(sentence: str, *, has_amount: bool = False) -> bool:
     text = sentence.strip()
     if _POSTCODE_FIRST.match(text):
         return True
-    if _FRAME.match(text) and not has_amount:
+    if (_FRAME.match(text) or _DOCUMENT_AID.match(text)) and not has_amount:
         return True
     if _POINTER.search(text) or _TOOL.search(text):
         return not re.search(r"\bmust\b", text, re.I)

@@ -25,7 +25,8 @@ _PRESUPPOSED = re.compile(
 )
 _QUALIFIES = re.compile(
     r"\b(?:you|they)(?:'re|’re| are|'ll|’ll| will| would| may| might| could| must)?"
-    r"(?: not| usually| only| also| still| normally)? (?:be |become )?(?:eligible|entitled)\b|"
+    r"(?: not| usually| only| also| still| normally| generally)? (?:be |become )?"
+    r"(?:eligible|entitled)\b|"
     r"\bto (?:be eligible|qualify)\b|\byou(?:'ll| will| may| might| could)?(?: not| also| only)? qualify\b|"
     r"\bwho can (?:get|claim|apply)\b|\byou must be\b",
     re.I,
@@ -120,6 +121,38 @@ def is_fragment(sentence: str, *, has_amount: bool = False) -> bool:
     if text.endswith(":") or _ANNOUNCES_LIST.search(text) or _DEPENDS_ONLY.match(text):
         return not has_amount
     return bool(_BARE_CONDITION.match(text)) and not text.endswith((".", "!", "?"))
+
+
+# A list lead-in ending in a condition on the reader ("… if you:", "… if all of the following
+# are true:", "You're not affected by the cap if you or your partner:"): its items are the
+# conditions, and a figure among them is one condition's bound, not the list's value.
+_CONDITION_LEAD = re.compile(
+    r"\b(?:if|only if|as long as|provided(?: that)?|unless|while)\b[^.;:]{0,80}:\s*$", re.I
+)
+
+
+def states_conditions(lead_in: str) -> bool:
+    """True when a list's lead-in makes its items conditions (of eligibility, of a rule)."""
+    return bool(_CONDITION_LEAD.search(lead_in))
+
+
+# A sentence that narrows what the list or sentence before it allows ("This is only allowed
+# in exceptional circumstances.", "You may be prosecuted if you break any of these
+# restrictions"): the statement before is not whole without it.
+_QUALIFIES_BEFORE = re.compile(
+    r"\b(?:only|not|never|unless|except|usually|if|until|must|may)\b", re.I
+)
+_MAX_QUALIFIER_WORDS = 25
+
+
+def qualifies_before(sentence: str) -> bool:
+    """True when a short sentence pointing back states a condition or limit on what it
+    points to."""
+    return (
+        leans_back(sentence)
+        and len(sentence.split()) <= _MAX_QUALIFIER_WORDS
+        and bool(_QUALIFIES_BEFORE.search(sentence))
+    )
 
 
 def leans_back(sentence: str) -> bool:

@@ -90,6 +90,32 @@ def names_subject(text: str, subject: str) -> bool:
     return found / len(wanted) >= _SHARE_NAMED
 
 
+# "The cap will not affect you …" after "The benefit cap may affect …": a definite subject
+# that shortens a name the text before gave in full. Words that qualify a noun rather than
+# name its kind ("the total amount") do not make a name.
+_DEFINITE_SUBJECT = re.compile(r"^the ([a-z]+)\b", re.I)
+_NOT_NAMING = frozenset(
+    re.findall(
+        r"\w+",
+        "the a an your their his her its this that these those any each every total full same "
+        "whole other new first last next previous usual standard basic higher lower maximum "
+        "minimum normal current",
+    )
+)
+
+
+def shortens_a_name(sentence: str, before: str) -> bool:
+    """True when the sentence's subject ("The cap") is the last word of a longer name the
+    text before it gives ("benefit cap"), which the sentence itself does not repeat."""
+    match = _DEFINITE_SUBJECT.match(sentence.strip())
+    if not match:
+        return False
+    noun = match.group(1).lower()
+    names = re.findall(rf"\b([A-Za-z][\w'’-]*) {noun}\b", before, re.I)
+    named = [word for word in names if word.lower() not in _NOT_NAMING]
+    return bool(named) and not any(f"{word} {noun}".lower() in sentence.lower() for word in named)
+
+
 def with_subject(text: str, subject: str, heading: str) -> str:
     """The text, stated after its page's subject and heading when it does not name them."""
     if names_subject(text, subject):

@@ -26,10 +26,11 @@ from knowledge.domain.extraction import (
     UnitProposal,
     UnitText,
     Usage,
+    ValidityBasis,
 )
 from knowledge.domain.questions import ClaimJudgement, QueryAnalysis
 from knowledge.providers.prompts import (
-    PROMPT_VERSION,
+    EXTRACT_PROMPT_VERSION,
     adjudicate_prompt,
     analysis_prompt,
     bootstrap_prompt,
@@ -42,6 +43,7 @@ from knowledge.providers.types import (
     LlmAdjudication,
     LlmClaimJudgement,
     LlmConceptProposals,
+    LlmFigure,
     LlmPlacement,
     LlmQueryAnalysis,
     LlmUnits,
@@ -51,10 +53,18 @@ from knowledge.providers.types import (
 )
 from knowledge.validation import first_error
 
+# The model says where the page states a fact's period; whether an undated yearly figure holds
+# for its capture's year is decided where proposals become units, as for every provider.
+_PERIOD_BASES = {
+    "stated": ValidityBasis.STATED,
+    "heading": ValidityBasis.HEADING,
+    "none": ValidityBasis.OPEN,
+}
+
 
 class OpenAIProvider:
     name = "openai"
-    prompt_version = PROMPT_VERSION
+    prompt_version = EXTRACT_PROMPT_VERSION
 
     # The placement check is a judgement between given options, like adjudication, and
     # uses that model; bootstrap reads page text, like extraction, and uses that one.
@@ -120,8 +130,9 @@ class OpenAIProvider:
                 value_amount=None if unit.value_amount is None else Decimal(str(unit.value_amount)),
                 value_unit=unit.value_unit,
                 value_period=unit.value_period,
+                figures=[_figure(figure) for figure in unit.figures],
                 example_of=unit.example_of,
-                validity_basis="stated by the model",
+                validity_basis=_PERIOD_BASES[unit.period_basis],
             )
             for unit in answer.units
         ]
@@ -313,6 +324,17 @@ def _error_detail(exc: openai.APIStatusError) -> str:
         if message:
             return str(message)[:300]
     return ""
+
+
+def _figure(figure: LlmFigure) -> dict:
+    """A statement's other figure as a proposal carries it (checked where units are stored)."""
+    return {
+        "amount": str(Decimal(str(figure.amount))),
+        "unit": figure.unit,
+        "period": figure.period or "",
+        "role": figure.role,
+        "printed": figure.printed,
+    }
 
 
 def _answer(completion):

@@ -6,9 +6,9 @@ module; it imports no provider.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Protocol
+from typing import Annotated, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from knowledge.domain.extraction import (
     Adjudication,
@@ -60,6 +60,18 @@ class PageContext(BaseModel):
     related_categories: list[str]
 
 
+class LlmFigure(BaseModel):
+    """One of a statement's other figures, with what it is to the statement's value."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    amount: float
+    unit: ValueUnit
+    period: ValuePeriod | None
+    role: str = Field(min_length=1, max_length=40)
+    printed: str
+
+
 class LlmUnit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -69,10 +81,25 @@ class LlmUnit(BaseModel):
     evidence_quote: str = Field(min_length=1)
     valid_from: str | None
     valid_to: str | None
+    # Where the page states the period: the fact's own sentence or row, a heading or lead-in
+    # above it, or nowhere (then both dates are null).
+    period_basis: Literal["stated", "heading", "none"]
     value_amount: float | None
     value_unit: ValueUnit | None
     value_period: ValuePeriod | None
+    figures: list[LlmFigure]
     example_of: int | None
+
+    @model_validator(mode="after")
+    def _period_matches_its_basis(self) -> LlmUnit:
+        # A date that is not ISO is the unit's own problem (it is kept as rejected, with the
+        # reason); a basis that contradicts the dates makes the whole answer unusable.
+        dated = self.valid_from is not None or self.valid_to is not None
+        if self.period_basis == "none" and dated:
+            raise ValueError("period_basis 'none' with a valid_from or valid_to")
+        if self.period_basis != "none" and not dated:
+            raise ValueError(f"period_basis {self.period_basis!r} without valid_from or valid_to")
+        return self
 
 
 class LlmUnits(BaseModel):

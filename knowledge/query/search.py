@@ -150,7 +150,7 @@ def _readings(text: str, origin: str, vocabulary, *, weight: float = 1.0) -> lis
     ]
 
 
-_OUTCOME_ORDER = ("ok", "low_confidence", "no_match", "invalid")
+_OUTCOME_ORDER = ("ok", "outdated", "low_confidence", "no_match", "invalid")
 
 
 @dataclass

@@ -10,11 +10,12 @@ Signals (each in 0..1):
 - `topic_has_facts`: the nearest concept holds units at all;
 - `kind_found`: the best concepts hold a unit of the kind the question asks for (an amount
   asks for a threshold, eligibility for eligibility, steps for a procedure);
-- `in_force`: share of the best concept's shown units in force on the day asked about;
+- `in_force`: share of the best concept's shown units served on the day asked about: in
+  force, or the newest held past their period (outdated; the outcome then says so);
 - `terms_covered`: share of the question's own content words found in the best units;
 - `asks_amount`, `date_named`: what the question asks (the model weighs the others by them);
-- `amount_dated_on_day`: for an amount question, a figure shown that is in force on the day
-  and dated to start by then (1 for other questions);
+- `amount_dated_on_day`: for an amount question, a figure shown that is in force (or the
+  newest held, outdated) on the day and dated to start by then (1 for other questions);
 - `topic_has_amount`: the nearest concept holds a threshold unit at all;
 - `other_country`: the question names another country's system or currency;
 - `amount_of_the_year`: for an amount question about a given day, a figure stated for that
@@ -35,9 +36,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from knowledge.domain.temporal import TemporalStatus
+from knowledge.domain.temporal import SERVED
 from knowledge.text.dates import tax_year_start_year
-from knowledge.text.words import STOPWORDS, designators
+from knowledge.text.words import STOPWORDS, acronyms, designators, spelled_out
 
 MODEL_FILE = Path(__file__).resolve().parent / "outcome_model.json"
 SIGNALS = (
@@ -115,7 +116,7 @@ def outcome_signals(
         "unit_similarity": max((u.similarity for u in top_units), default=0.0),
         "topic_has_facts": float(bool(topic and topic.unit_count)),
         "kind_found": float(any(_carries(u.unit, kind, wanted) for u in units)) if wanted else 1.0,
-        "in_force": _share(u.temporal_status == TemporalStatus.CURRENT for u in top_units),
+        "in_force": _share(u.temporal_status in SERVED for u in top_units),
         "terms_covered": _terms_covered(question, best),
         "asks_amount": float(kind == "amount"),
         "date_named": float(bool(_YEAR.search(question))),
@@ -151,8 +152,8 @@ def _answer_terms(question: str, hits, kind: str, wanted: tuple[str, ...]) -> fl
         for u in hit.units:
             if wanted and not _carries(u.unit, kind, wanted):
                 continue
-            held = {w[:5] for w in _WORD.findall(f"{hit.concept.name} {u.unit.text}".lower())}
-            best = max(best, sum(w[:5] in held for w in words) / len(words))
+            held = f"{hit.concept.name} {u.unit.text}"
+            best = max(best, _share_held(question, words, held))
     return round(best, 4)
 
 
@@ -184,12 +185,20 @@ def _amount_dated(units, day) -> float:
     return float(
         any(
             u.unit.value_amount is not None
-            and u.temporal_status == TemporalStatus.CURRENT
+            and u.temporal_status in SERVED
             and u.unit.valid_from is not None
             and u.unit.valid_from <= day
             for u in units
         )
     )
+
+
+def answers_kind_asked(unit, question: str) -> bool:
+    """The unit is of the kind the question asks for (a figure, for an amount question);
+    every unit answers a question of no particular kind."""
+    kind = asks_for(question)
+    wanted = _KIND_UNITS.get(kind, ())
+    return _carries(unit, kind, wanted) if wanted else True
 
 
 def _carries(unit, kind: str, wanted: tuple[str, ...]) -> bool:
@@ -209,9 +218,18 @@ def _terms_covered(question: str, hits) -> float:
         return 1.0
     held = " ".join(
         [hit.concept.name for hit in hits] + [u.unit.text for hit in hits for u in hit.units]
-    ).lower()
-    held_words = {w[:5] for w in _WORD.findall(held)}
-    return round(sum(w[:5] in held_words for w in words) / len(words), 4)
+    )
+    return round(_share_held(question, words, held), 4)
+
+
+def _share_held(question: str, words: set[str], held: str) -> float:
+    """The share of the question's content words that `held` has (by their first five
+    letters), an abbreviation the question writes in capitals counting when `held` spells
+    it out."""
+    held_words = {w[:5] for w in _WORD.findall(held.lower())}
+    short = acronyms(question)
+    found = sum(w[:5] in held_words or (w in short and spelled_out(w, held)) for w in words)
+    return found / len(words)
 
 
 @dataclass(frozen=True)

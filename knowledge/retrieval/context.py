@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
+from knowledge.domain.temporal import TemporalStatus
 from knowledge.embeddings import count_tokens_each
 from knowledge.retrieval.hits import ConceptHit, UnitHit
 
@@ -36,8 +37,19 @@ def assemble_context(hits: list[ConceptHit], *, budget: int, day: dt.date) -> tu
 
 def _unit_line(hit: UnitHit, day: dt.date) -> str:
     unit = hit.unit
+    if hit.temporal_status == TemporalStatus.OUTDATED:
+        # The newest figure known, past its period: said so, so that no reader takes it for
+        # this period's.
+        period = f"{_spoken(unit.valid_from)} to " if unit.valid_from else "up to "
+        ended = _spoken(unit.valid_to)
+        return f"{unit.text} (newest figure held: for {period}{ended}; ended {ended})"
     validity = ""
     if unit.valid_from or unit.valid_to:
         validity = f" (valid {unit.valid_from or '…'} to {unit.valid_to or 'now'})"
     status = "" if hit.temporal_status == "current" else f" [{hit.temporal_status} on {day}]"
     return f"{unit.text}{validity}{status}"
+
+
+def _spoken(day: dt.date) -> str:
+    """As gov.uk writes a day: 6 April 2024."""
+    return f"{day.day} {day:%B %Y}"

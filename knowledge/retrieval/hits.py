@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
+from knowledge.domain.temporal import NEWER_PERIOD
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
 from knowledge.parsing import section_at
-from knowledge.retrieval.sql import VISIBLE_ON_DAY, vector_literal
+from knowledge.retrieval.sql import NEWER_PERIOD_KNOWN, VISIBLE_ON_DAY, vector_literal
 
 UNITS_PER_CONCEPT = 8
 
@@ -64,7 +65,7 @@ def load_hits(
     concepts, units = shown.concepts, shown.units
     by_concept: dict[int, list[UnitHit]] = defaultdict(list)
     for unit, part_url in units:
-        status = unit.temporal_status_on(day).value
+        status = unit.temporal_status_on(day, newer_period_known=unit.newer_period_known).value
         similarity = round(1 - unit.distance, 4)
         by_concept[unit.concept_id].append(UnitHit(unit, similarity, status, part_url))
     hits = []
@@ -88,7 +89,7 @@ UNIT_COLUMNS_SHOWN = (
     "id", "concept_id", "unit_type", "text", "value_amount", "value_unit", "value_period",
     "valid_from", "valid_to", "superseded_by_id", "superseded_date", "evidence_quote",
     "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
-    "source_id", "snapshot_id", "confirmed_at", "unconfirmed_at",
+    "source_id", "snapshot_id", "confirmed_at", "unconfirmed_at", "validity_basis",
 )  # fmt: skip
 CONCEPT_COLUMNS_SHOWN = ("id", "taxonomy_id", "name", "category_id")
 CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
@@ -132,14 +133,16 @@ def _concepts_with_best_units(
     visible = VISIBLE_ON_DAY if day is not None else ""
     unit_columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
     threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
+    newer_period = NEWER_PERIOD.sql(table="t")
     sql = f"""
         WITH best AS MATERIALIZED (  -- ranked once, whatever the join order below
-            SELECT ranked.*, src.url, src.status, ps.fetched_at, {_PART_URL_SQL},
+            SELECT ranked.*, src.url, src.status, ps.fetched_at, ps.captured_on, {_PART_URL_SQL},
                    ARRAY(SELECT other.url FROM knowledge_unitsighting seen
                          JOIN knowledge_source other ON other.id = seen.source_id
                          WHERE seen.unit_id = ranked.id ORDER BY other.url)
             FROM (
                 SELECT {unit_columns}, u.embedding <=> %(q)s::vector AS distance,
+                       {NEWER_PERIOD_KNOWN} AS newer_period_known,
                        row_number() OVER (
                            PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
                        ) AS place
@@ -157,7 +160,8 @@ def _concepts_with_best_units(
                    WHERE alive.concept_id = c.id AND alive.deleted_at IS NULL
                ) END,
                CASE WHEN c.id = %(topic)s THEN (
-                   SELECT json_agg(json_build_array({threshold_columns}) ORDER BY t.id)
+                   SELECT json_agg(json_build_array({threshold_columns}, {newer_period})
+                                   ORDER BY t.id)
                    FROM knowledge_atomicunit t
                    WHERE t.concept_id = c.id AND t.deleted_at IS NULL AND t.unit_type = 'threshold'
                ) END,
@@ -202,10 +206,19 @@ def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
         if unit_values[0] is None:  # a concept without a unit to show
             continue
         unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
-        distance, _place, url, status, fetched_at, part_url, also_found_in = row[
-            unit_start + unit_width :
-        ]
+        (
+            distance,
+            newer_period_known,
+            _place,
+            url,
+            status,
+            fetched_at,
+            captured_on,
+            part_url,
+            also_found_in,
+        ) = row[unit_start + unit_width :]
         unit.distance = distance
+        unit.newer_period_known = newer_period_known
         if unit.source_id not in sources:
             sources[unit.source_id] = _loaded(
                 Source, (("id", unit.source_id), ("url", url), ("status", status))
@@ -213,7 +226,12 @@ def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
         unit.source = sources[unit.source_id]
         if unit.snapshot_id not in snapshots:
             snapshots[unit.snapshot_id] = _loaded(
-                PageSnapshot, (("id", unit.snapshot_id), ("fetched_at", fetched_at))
+                PageSnapshot,
+                (
+                    ("id", unit.snapshot_id),
+                    ("fetched_at", fetched_at),
+                    ("captured_on", captured_on),
+                ),
             )
         unit.snapshot = snapshots[unit.snapshot_id]
         unit.also_found_in_urls = list(also_found_in)
@@ -226,11 +244,16 @@ def _topic_loaded(concept: Concept, unit_count: int, thresholds) -> TopicFacts:
     return TopicFacts(
         concept=concept,
         unit_count=unit_count,
-        thresholds=[
-            _loaded(AtomicUnit, _threshold_values(values), unit_type="threshold")
-            for values in thresholds
-        ],
+        thresholds=[_threshold_loaded(values) for values in thresholds],
     )
+
+
+def _threshold_loaded(values: list) -> AtomicUnit:
+    """THRESHOLD_COLUMNS and whether a newer period is known, as the JSON array holds them."""
+    *columns, newer_period_known = values
+    unit = _loaded(AtomicUnit, _threshold_values(columns), unit_type="threshold")
+    unit.newer_period_known = newer_period_known
+    return unit
 
 
 def _threshold_values(values: list) -> list[tuple[str, object]]:

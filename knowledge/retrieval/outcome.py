@@ -1,13 +1,15 @@
-"""The search's outcome: ok, low_confidence or no_match, with machine-readable reasons."""
+"""The search's outcome: ok, outdated, low_confidence or no_match, with machine-readable
+reasons. `outdated` is an answer: the facts are here, but the leading ones are the newest
+figures held and their period has ended (nothing newer is known)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from knowledge.domain.temporal import TemporalStatus
+from knowledge.domain.temporal import SERVED, TemporalStatus
 from knowledge.models import AtomicUnit
-from knowledge.retrieval.confidence import outcome_model, outcome_signals
+from knowledge.retrieval.confidence import answers_kind_asked, outcome_model, outcome_signals
 from knowledge.retrieval.hits import TopicFacts
 from knowledge.text.words import STOPWORDS
 
@@ -81,17 +83,42 @@ def decide_outcome(*, params, hits, topic, concept_rows, thresholds, day) -> Dec
     )
     model = outcome_model()
     if model is None:
-        return Decision(outcome, reasons, None, signals)
+        return _dated(Decision(outcome, reasons, None, signals), hits, params.query)
     confidence = model.confidence(signals)
     if reasons == ["below_quality"]:
         return Decision("low_confidence", reasons, confidence, signals)
     if nothing_near(reasons, signals):
         return Decision("no_match", reasons, confidence, signals)
     if confidence >= model.threshold:
-        return Decision("ok", [], confidence, signals)
+        return _dated(Decision("ok", [], confidence, signals), hits, params.query)
     reasons = reasons or ["not_confident"]
     refusal = "no_match" if reasons[0] in _ABSENT else "low_confidence"
     return Decision(refusal, reasons, confidence, signals)
+
+
+# The reason of an `outdated` outcome.
+NEWEST_PERIOD_ENDED = "newest_period_ended"
+
+
+def _dated(decision: Decision, hits, question: str) -> Decision:
+    """An answer whose leading units are past their period, with nothing newer held, is
+    `outdated`: served, said to be the newest figures known, never as current."""
+    if decision.outcome == "ok" and past_newest_period(hits, question):
+        return Decision("outdated", [NEWEST_PERIOD_ENDED], decision.confidence, decision.signals)
+    return decision
+
+
+def past_newest_period(hits, question: str) -> bool:
+    """The top concept's units that answer what the question asks (a figure for an amount
+    question; its best unit when none does) include an outdated one and no current one: an
+    undated rule beside a yearly rate does not answer how much."""
+    bearing = [hit for hit in hits if hit.units]
+    if not bearing:
+        return False
+    units = bearing[0].units
+    answering = [u for u in units if answers_kind_asked(u.unit, question)] or units[:1]
+    statuses = {u.temporal_status for u in answering}
+    return TemporalStatus.OUTDATED in statuses and TemporalStatus.CURRENT not in statuses
 
 
 def nothing_near(reasons: list[str], signals: dict[str, float]) -> bool:
@@ -103,8 +130,8 @@ def typed_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thres
     topics exist), the units (what is known, and when) and the similarities together.
 
     The topic is the concept whose own text is nearest the question. A question near no
-    concept is out of scope. A topic without units is refused when the facts found belong
-    to concepts far from the question; an amount question needs a threshold that names its
+    concept is out of scope. A topic without units is refused when no fact found is near the
+    question, by its own text or its concept's; an amount question needs a threshold that names its
     topic (facts are sometimes filed under a neighbouring concept, and those still answer).
     `topic` is loaded with the hits, so it is there whenever a concept is in scope and hits are."""
     best_concept = concept_rows[0][1] if concept_rows else 0.0
@@ -115,10 +142,7 @@ def typed_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thres
     bearing = [hit for hit in hits if hit.units]
     if not bearing:
         return "no_match", ["no_rule_in_force_on_date" if params.as_of else "only_historical"]
-    if (
-        not topic.unit_count
-        and best_concept - max(hit.concept_similarity for hit in bearing) >= NO_FACTS_GAP
-    ):
+    if not topic.unit_count and not _facts_near(bearing, best_concept, params, thresholds):
         return "no_match", ["no_facts_for_concept"]
     good = [hit for hit in bearing if not hit.below_quality]
     if not good:
@@ -136,6 +160,17 @@ def typed_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thres
     return "ok", []
 
 
+def _facts_near(bearing, best_concept: float, params, thresholds) -> bool:
+    """Facts found may answer a question whose topic holds none: a unit filed under another
+    concept is near it (at the search's quality), or a concept holding facts is nearly as near
+    as the topic. Only when neither is there does the topic's lack of facts decide."""
+    quality = thresholds["quality"] if params.quality is None else params.quality
+    return any(
+        hit.unit_similarity >= quality or best_concept - hit.concept_similarity < NO_FACTS_GAP
+        for hit in bearing
+    )
+
+
 def _stems(text: str) -> set[str]:
     words = re.findall(r"[a-z0-9]+", text.lower().replace("'s", ""))
     return {
@@ -146,17 +181,14 @@ def _stems(text: str) -> set[str]:
 
 
 def _thresholds_for_topic(topic: TopicFacts, good, *, day) -> list[AtomicUnit]:
-    """Threshold units, in force on `day`, that answer an amount question about `topic`.
+    """Threshold units, in force on `day` or the newest held past their period (outdated),
+    that answer an amount question about `topic`.
 
     When the topic holds facts, its own thresholds decide: facts without an amount mean the
     amount is not known. When it holds none, its facts were filed under a neighbouring
     concept: thresholds among the best results that name the topic answer."""
     if topic.unit_count:
-        return [
-            unit
-            for unit in topic.thresholds
-            if unit.temporal_status_on(day) == TemporalStatus.CURRENT
-        ]
+        return [unit for unit in topic.thresholds if unit.temporal_status_on(day) in SERVED]
     distinct = _stems(topic.concept.name) - _stems(topic.concept.category.name)
     found = []
     for hit in good[:5]:

@@ -30,15 +30,18 @@ def rank(concept_rows, unit_rows, text_rows, *, mode: str, floor: float) -> list
 
 
 def _fuse_text_ranks(rows: list[dict], text_rank: dict[int, int]) -> None:
-    """Reciprocal rank fusion of the vector order with the full-text order."""
+    """Reciprocal rank fusion of the vector order with the full-text order. A concept only
+    the full text found has no place in the vector order, so only its text rank counts."""
     by_vector = sorted(rows, key=lambda row: row["score"], reverse=True)
-    for position, row in enumerate(by_vector, start=1):
-        fused = 1 / (RRF_K + position)
+    found_by_vector = [row for row in by_vector if row["score"] > 0]
+    vector_rank = {row["id"]: place for place, row in enumerate(found_by_vector, start=1)}
+    for row in by_vector:
+        fused = 1 / (RRF_K + vector_rank[row["id"]]) if row["id"] in vector_rank else 0.0
         if row["id"] in text_rank:
             fused += 1 / (RRF_K + text_rank[row["id"]])
             row["text"] = 1 / text_rank[row["id"]]
         row["fused"] = fused
-    order = sorted(rows, key=lambda row: row["fused"], reverse=True)
+    order = sorted(by_vector, key=lambda row: row["fused"], reverse=True)
     scores = sorted((row["score"] for row in rows), reverse=True)
     for row, score in zip(order, scores, strict=True):
         row["score"] = score  # keep the similarity scale the thresholds speak

@@ -14,7 +14,7 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 
-from knowledge.domain.temporal import in_force_sql
+from knowledge.domain.temporal import NEWER_PERIOD, served_sql
 
 T = TypeVar("T")
 
@@ -118,12 +118,18 @@ def nearest_concepts(vector, *, floor: float, limit: int, category_ids) -> list[
         return [(row[0], float(row[1])) for row in cursor.fetchall()]
 
 
-# Units of `u` (knowledge_atomicunit) in force on %(day)s and, from the day their page's
-# current version stopped stating them, not shown (include_historical shows them); a day
-# before that still sees them, as the facts of their time.
-VISIBLE_ON_DAY = in_force_sql(table="u", day="%(day)s") + (
+# Units of `u` (knowledge_atomicunit) in force on %(day)s, or past their period with nothing
+# newer known (outdated: shown marked as such), and, from the day their page's current
+# version stopped stating them, not shown (include_historical shows them); a day before that
+# still sees them, as the facts of their time.
+VISIBLE_ON_DAY = served_sql(table="u", day="%(day)s") + (
     "\n    AND (u.unconfirmed_at IS NULL OR u.unconfirmed_at::date > %(day)s)"
 )
+
+
+# Whether the knowledge base holds a newer period for the fact of unit `u`: with it, Python
+# reads the unit's status by the same rule the filter above applies.
+NEWER_PERIOD_KNOWN = NEWER_PERIOD.sql(table="u")
 
 
 def unit_filters(category_ids, day) -> str:

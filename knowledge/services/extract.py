@@ -352,6 +352,7 @@ def proposal_from_unit(unit: AtomicUnit) -> UnitProposal:
         value_unit=unit.value_unit or None,
         value_period=unit.value_period or None,
         validity_basis=unit.validity_basis,
+        figures=list(unit.figures),
     )
 
 
@@ -373,7 +374,7 @@ def _flag_older_snapshots(snapshot: PageSnapshot) -> None:
     older = [
         other.pk
         for other in snapshot.source.snapshots.exclude(pk=snapshot.pk).only(
-            "id", "public_updated_at", "period_hint", "fetched_at"
+            "id", "public_updated_at", "period_hint", "fetched_at", "captured_on"
         )
         if snapshot_recency(other) < newer_rank
     ]

@@ -2,16 +2,21 @@
 quote looked up in the new text. Found, the unit is confirmed by that version and moves onto
 it (its offsets follow the new text); not found, it is unconfirmed from the new version's
 date and no longer served as current from then until an expert confirms, supersedes or
-retires it."""
+retires it. A figure dated by the capture of its page (a yearly figure printed with no year)
+is extended to the end of each newer capture's year that still prints it, a re-fetch of
+unchanged content included; one that no longer prints it keeps the end it had."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
 
+from knowledge.domain.extraction import ValidityBasis
 from knowledge.models import AtomicUnit, PageSnapshot, Source
+from knowledge.services.dating import capture_year, snapshot_capture_year
 from knowledge.text.evidence import locate_quote
 
 
@@ -33,9 +38,9 @@ def source_reverify(*, source_id: int) -> Reverification:
         report = Reverification(source_id, source.current_snapshot_id)
         if source.current_snapshot_id is None:
             return report
-        current = PageSnapshot.objects.only("id", "text", "fetched_at", "public_updated_at").get(
-            pk=source.current_snapshot_id
-        )
+        current = PageSnapshot.objects.only(
+            "id", "text", "fetched_at", "public_updated_at", "period_hint", "captured_on"
+        ).get(pk=source.current_snapshot_id)
         now = timezone.now()
         held = set(
             AtomicUnit.objects.alive()
@@ -101,6 +106,24 @@ def _reverify(unit, current: PageSnapshot, *, now, report: Reverification, held:
             "evidence_verified",
         ]
         report.moved += 1
+    if unit.validity_basis == ValidityBasis.CAPTURE:
+        year_end = snapshot_capture_year(current)[1]
+        if unit.valid_to is None or unit.valid_to < year_end:
+            unit.valid_to = year_end
+            fields.append("valid_to")
     unit.confirmed_at, unit.unconfirmed_at = now, None
     unit.save(update_fields=fields)
     report.confirmed += 1
+
+
+def capture_units_extend(
+    *, snapshot: PageSnapshot, captured_on: dt.date, period_hint: str = ""
+) -> int:
+    """A new capture of a version already stored (the same content fetched again, or a page
+    file of another day): its yearly figures printed with no year hold for that capture's year
+    too. Returns how many units were extended; running it again extends none."""
+    year_end = capture_year(text=snapshot.text, period_hint=period_hint, captured_on=captured_on)[1]
+    units = AtomicUnit.objects.alive().filter(
+        snapshot=snapshot, validity_basis=ValidityBasis.CAPTURE, valid_to__lt=year_end
+    )
+    return units.update(valid_to=year_end, updated_at=timezone.now())

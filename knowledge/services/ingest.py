@@ -8,6 +8,7 @@ worker died, finds its item and stops.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import re
@@ -24,7 +25,7 @@ from knowledge import govuk
 from knowledge.documents import GOVUK_ORIGIN, PageDocument
 from knowledge.models import AtomicUnit, IngestItem, IngestJob, PageSnapshot, SnapshotLink, Source
 from knowledge.parsing import parse_document
-from knowledge.services.freshness import Reverification, source_reverify
+from knowledge.services.freshness import Reverification, capture_units_extend, source_reverify
 
 Outcome = IngestItem.Outcome
 
@@ -37,18 +38,28 @@ class StoredPage:
     reverified: Reverification | None = None  # when a newer version became current
 
 
-def page_store(*, document: PageDocument, requested_url: str | None = None) -> StoredPage:
+def page_store(
+    *,
+    document: PageDocument,
+    requested_url: str | None = None,
+    captured_on: dt.date | None = None,
+) -> StoredPage:
     """Store `document` as a snapshot of its source unless that content is already stored.
 
     A page received byte-for-byte as before is recognised by its raw hash without parsing;
     otherwise the parsed content hash decides. `requested_url` is the address asked for:
     when gov.uk redirected, the source found under it moves to the canonical address.
+    `captured_on`: the day gov.uk showed the page, when not today (a directory of page files
+    captured earlier); the page file's own `captured_at` wins. Content stored already still
+    counts as a capture: its yearly figures printed with no year hold for that day's year.
     """
+    captured_on = document.captured_on or captured_on
     raw_hash = raw_content_hash(document.raw)
     if requested_url in (None, document.url):
         known = _snapshot_with_raw_hash(document.url, raw_hash)
         if known is not None:
             _source_touch(known.source)
+            _capture_record(known, document, captured_on)
             return StoredPage(Outcome.UNCHANGED, known.source, known)
     parsed = parse_document(document)
     now = timezone.now()
@@ -59,8 +70,9 @@ def page_store(*, document: PageDocument, requested_url: str | None = None) -> S
         ).first()
         if snapshot is not None:
             outcome = Outcome.UNCHANGED
+            _capture_record(snapshot, document, captured_on)
         else:
-            snapshot = _snapshot_create(source, document, parsed, raw_hash)
+            snapshot = _snapshot_create(source, document, parsed, raw_hash, captured_on)
             outcome = Outcome.NEW if created else Outcome.CHANGED
         was_current = source.current_snapshot_id
         _source_refresh(source, document, outcome=outcome, now=now)
@@ -70,6 +82,25 @@ def page_store(*, document: PageDocument, requested_url: str | None = None) -> S
             # older capture stored late does not become current and changes nothing.
             reverified = source_reverify(source_id=source.pk)
     return StoredPage(outcome, source, snapshot, reverified)
+
+
+def _capture_record(snapshot: PageSnapshot, document: PageDocument, captured_on) -> None:
+    capture_units_extend(
+        snapshot=snapshot,
+        captured_on=captured_on or timezone.localdate(),
+        period_hint=document.period_hint,
+    )
+
+
+def captured_on_checked(value: str) -> dt.date:
+    """An operator's capture date: an ISO date (YYYY-MM-DD), not in the future."""
+    try:
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"captured on: {value!r} is not a date (YYYY-MM-DD)") from None
+    if day > timezone.localdate():
+        raise ValueError(f"captured on: {day} is in the future")
+    return day
 
 
 def raw_content_hash(raw: dict) -> str:
@@ -114,7 +145,9 @@ def _source_for(document: PageDocument, *, requested_url: str | None) -> tuple[S
     return source, created
 
 
-def _snapshot_create(source, document: PageDocument, parsed, raw_hash: str) -> PageSnapshot:
+def _snapshot_create(
+    source, document: PageDocument, parsed, raw_hash: str, captured_on: dt.date | None
+) -> PageSnapshot:
     snapshot = PageSnapshot.objects.create(
         source=source,
         content_hash=parsed.content_hash,
@@ -125,6 +158,7 @@ def _snapshot_create(source, document: PageDocument, parsed, raw_hash: str) -> P
         sections=parsed.sections,
         public_updated_at=document.public_updated_at,
         period_hint=document.period_hint[:64],
+        captured_on=captured_on,
     )
     SnapshotLink.objects.bulk_create(
         SnapshotLink(
@@ -140,7 +174,13 @@ def _snapshot_create(source, document: PageDocument, parsed, raw_hash: str) -> P
 
 def _source_refresh(source: Source, document: PageDocument, *, outcome: str, now) -> None:
     versions = source.snapshots.only(
-        "id", "content_hash", "origin", "public_updated_at", "period_hint", "fetched_at"
+        "id",
+        "content_hash",
+        "origin",
+        "public_updated_at",
+        "period_hint",
+        "fetched_at",
+        "captured_on",
     )
     latest = max(versions, key=snapshot_recency)
     source.current_snapshot = latest
@@ -171,13 +211,14 @@ _YEAR = re.compile(r"(19|20)\d\d")
 
 def snapshot_recency(snapshot: PageSnapshot) -> tuple:
     """Which version of a page is the latest: gov.uk's date, else the period a page file
-    states its figures are for, else when it was fetched."""
+    states its figures are for, else the day it was captured, else when it was fetched."""
     published = snapshot.public_updated_at.timestamp() if snapshot.public_updated_at else 0.0
     match = _YEAR.search(snapshot.period_hint or "")
     period_year = int(match.group()) if match else 0
     if period_year and snapshot.period_hint.startswith("pre-"):
         period_year -= 1
-    return (published, period_year, snapshot.fetched_at.timestamp(), snapshot.pk)
+    captured = snapshot.captured_on or snapshot.fetched_at.date()
+    return (published, period_year, captured, snapshot.fetched_at.timestamp(), snapshot.pk)
 
 
 def source_record_failure(*, url: str, gone: bool, reason: str) -> Source | None:
@@ -234,14 +275,17 @@ def ingest_job_create(*, kind: str, refs: list[str], params: dict | None = None)
     )
 
 
-def directory_job_create(*, root: Path) -> IngestJob:
+def directory_job_create(*, root: Path, captured_on: dt.date | None = None) -> IngestJob:
+    """A job for a directory of page files; `captured_on`: the day they were captured (a
+    file's own `captured_at` wins), kept with the job for each page's task."""
     source = govuk.LocalDirectorySource(root)
     names = sorted(source.names(), key=lambda name: page_file_order(source, name))
     if not names:
         raise ValueError(f"no page files (*.json) in {root}")
-    return ingest_job_create(
-        kind=IngestJob.Kind.DIRECTORY, refs=names, params={"root": str(source.root)}
-    )
+    params = {"root": str(source.root)}
+    if captured_on is not None:
+        params["captured_on"] = captured_on.isoformat()
+    return ingest_job_create(kind=IngestJob.Kind.DIRECTORY, refs=names, params=params)
 
 
 def page_file_order(source: govuk.LocalDirectorySource, name: str) -> tuple:
@@ -249,10 +293,11 @@ def page_file_order(source: govuk.LocalDirectorySource, name: str) -> tuple:
     try:
         document = source.fetch(name)
     except govuk.FetchError:
-        return ("", 0, name)
+        return ("", 0, "", name)
     stamp = document.public_updated_at.isoformat() if document.public_updated_at else ""
     match = _YEAR.search(document.period_hint)
-    return (stamp, int(match.group()) if match else 0, name)
+    captured = document.captured_on.isoformat() if document.captured_on else ""
+    return (stamp, int(match.group()) if match else 0, captured, name)
 
 
 def ingest_item_run(*, job_id: int, ref: str) -> IngestItem:
@@ -291,7 +336,12 @@ def _item_store(job, ref, document, failure, requested_url) -> IngestItem:
             source = source_record_failure(url=requested_url, gone=gone, reason=failure.reason)
         outcome = Outcome.GONE if gone else Outcome.FAILED
         return IngestItem(job=job, ref=ref, outcome=outcome, reason=failure.reason, source=source)
-    stored = page_store(document=document, requested_url=requested_url)
+    captured_on = job.params.get("captured_on")
+    stored = page_store(
+        document=document,
+        requested_url=requested_url,
+        captured_on=dt.date.fromisoformat(captured_on) if captured_on else None,
+    )
     return IngestItem(
         job=job, ref=ref, outcome=stored.outcome, source=stored.source, snapshot=stored.snapshot
     )

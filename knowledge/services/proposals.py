@@ -13,9 +13,11 @@ import datetime as dt
 import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import get_args
 
 from django.db.models import Max
 
+from knowledge.domain.extraction import ValidityBasis, ValuePeriod, ValueUnit
 from knowledge.models import (
     AtomicUnit,
     Concept,
@@ -25,6 +27,7 @@ from knowledge.models import (
     PageSnapshot,
 )
 from knowledge.providers import UnitProposal
+from knowledge.services.dating import is_yearly_figure, states_money, unit_dating
 from knowledge.text.evidence import locate_quote
 
 EARLIEST, LATEST = dt.date(1990, 1, 1), dt.date(2100, 12, 31)
@@ -42,6 +45,7 @@ class Checked:
     end: int | None = None
     valid_from: dt.date | None = None
     valid_to: dt.date | None = None
+    validity_basis: str = ValidityBasis.OPEN
 
 
 def validate_proposal(proposal: UnitProposal, *, snapshot: PageSnapshot) -> Checked:
@@ -66,8 +70,34 @@ def validate_proposal(proposal: UnitProposal, *, snapshot: PageSnapshot) -> Chec
     amount_problem = _amount_problem(proposal)
     if amount_problem:
         return Checked(REJECTED, *amount_problem, **where)
-    checked = Checked("", **where, valid_from=valid_from, valid_to=valid_to)
-    return _concept_bound(checked, proposal.concept_id)
+    try:
+        proposal.figures = figures_checked(proposal.figures)
+    except ValueError as exc:
+        return Checked(REJECTED, "bad_figures", str(exc), **where)
+    checked = _concept_bound(
+        Checked("", **where, valid_from=valid_from, valid_to=valid_to), proposal.concept_id
+    )
+    if checked.concept is not None and not checked.kind:
+        _dated(checked, proposal, snapshot)
+    return checked
+
+
+def _dated(checked: Checked, proposal: UnitProposal, snapshot: PageSnapshot) -> None:
+    """The unit's validity by the dating policy, which needs its concept: whether its figures
+    are set each year."""
+    dating = unit_dating(
+        stated=(checked.valid_from, checked.valid_to),
+        basis=proposal.validity_basis,
+        yearly_figure=is_yearly_figure(
+            checked.concept, proposal.value_amount, proposal.value_unit or "", proposal.figures
+        ),
+        snapshot=snapshot,
+        money_figure=states_money(
+            proposal.value_amount, proposal.value_unit or "", proposal.figures
+        ),
+    )
+    checked.valid_from, checked.valid_to = dating.valid_from, dating.valid_to
+    checked.validity_basis = dating.basis
 
 
 def _amount_problem(proposal: UnitProposal) -> tuple[str, str] | None:
@@ -81,6 +111,50 @@ def _amount_problem(proposal: UnitProposal) -> tuple[str, str] | None:
             f"amount {proposal.value_amount} is not below {MAX_AMOUNT:,}",
         )
     return None
+
+
+MAX_ROLE_LENGTH = 40
+
+
+def figures_checked(figures) -> list[dict]:
+    """A statement's other figures as stored (AtomicUnit.figures), each checked: an amount
+    that is a decimal within the column's range, a unit of ValueUnit, a period of ValuePeriod
+    or none, a short role. Raises ValueError naming the first figure that is wrong."""
+    if not isinstance(figures, list):
+        raise ValueError(f"figures must be a list, not {type(figures).__name__}")
+    return [_figure_checked(number, figure) for number, figure in enumerate(figures, 1)]
+
+
+def _figure_checked(number: int, figure) -> dict:
+    where = f"figure {number}"
+    if not isinstance(figure, dict):
+        raise ValueError(f"{where} is not an object")
+    try:
+        amount = Decimal(str(figure.get("amount")))
+    except ArithmeticError:
+        raise ValueError(f"{where}: amount {figure.get('amount')!r} is not a number") from None
+    if not amount.is_finite() or not abs(amount) < MAX_AMOUNT:
+        raise ValueError(f"{where}: amount {figure.get('amount')!r} is not a usable number")
+    unit, period = figure.get("unit"), figure.get("period") or ""
+    if unit not in get_args(ValueUnit):
+        raise ValueError(f"{where}: unit {unit!r} is not one of {', '.join(get_args(ValueUnit))}")
+    if period and period not in get_args(ValuePeriod):
+        raise ValueError(
+            f"{where}: period {period!r} is not one of {', '.join(get_args(ValuePeriod))}"
+        )
+    role = figure.get("role")
+    if not isinstance(role, str) or not role.strip() or len(role.strip()) > MAX_ROLE_LENGTH:
+        raise ValueError(
+            f"{where}: role {role!r} must be a word or two (up to {MAX_ROLE_LENGTH} characters)"
+        )
+    printed = figure.get("printed") or ""
+    return {
+        "amount": f"{amount.normalize():f}",
+        "unit": unit,
+        "period": period,
+        "role": role.strip(),
+        "printed": str(printed)[:40],
+    }
 
 
 def _concept_bound(checked: Checked, concept_id: str | None) -> Checked:
@@ -150,11 +224,44 @@ def checked_proposals_store(
             continue
         if (check.concept.pk, fingerprint(proposal.text)) in held:
             continue
+        if check.validity_basis == ValidityBasis.CAPTURE and _capture_widened(
+            snapshot, proposal, check
+        ):
+            continue
         ordinal = next_ordinal[check.concept.pk]
         next_ordinal[check.concept.pk] += 1
         units[index] = _unit_create(run, snapshot, proposal, check, ordinal)
     _examples_link(proposals, units)
     return units
+
+
+def _capture_widened(snapshot: PageSnapshot, proposal: UnitProposal, check: Checked) -> bool:
+    """A yearly figure another capture of the same page printed too is one unit valid over
+    both captures' years, not one unit a year: the unit held already is widened (and moved
+    onto this capture when it is the page's current one). False when none is held."""
+    held = (
+        AtomicUnit.objects.alive()
+        .filter(
+            source_id=snapshot.source_id,
+            concept=check.concept,
+            fingerprint=fingerprint(proposal.text),
+            validity_basis=ValidityBasis.CAPTURE,
+        )
+        .exclude(snapshot=snapshot)
+        .select_for_update()
+        .first()
+    )
+    if held is None:
+        return False
+    held.valid_from = min(held.valid_from or check.valid_from, check.valid_from)
+    held.valid_to = max(held.valid_to or check.valid_to, check.valid_to)
+    fields = ["valid_from", "valid_to", "updated_at"]
+    if snapshot.source.current_snapshot_id == snapshot.pk:
+        held.snapshot, held.evidence_start, held.evidence_end = snapshot, check.start, check.end
+        held.evidence_quote = snapshot.text[check.start : check.end]
+        fields += ["snapshot", "evidence_start", "evidence_end", "evidence_quote"]
+    held.save(update_fields=fields)
+    return True
 
 
 def _unit_create(run, snapshot, proposal: UnitProposal, check: Checked, ordinal: int):
@@ -166,6 +273,7 @@ def _unit_create(run, snapshot, proposal: UnitProposal, check: Checked, ordinal:
         value_amount=proposal.value_amount,
         value_unit=proposal.value_unit or "",
         value_period=proposal.value_period or "",
+        figures=proposal.figures,
         valid_from=check.valid_from,
         valid_to=check.valid_to,
         source=snapshot.source,
@@ -177,7 +285,7 @@ def _unit_create(run, snapshot, proposal: UnitProposal, check: Checked, ordinal:
         provider=run.provider,
         provider_model=run.model,
         extraction_run=run,
-        validity_basis=proposal.validity_basis[:40],
+        validity_basis=check.validity_basis,
         fingerprint=fingerprint(proposal.text),
     )
 

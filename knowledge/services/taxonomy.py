@@ -11,7 +11,7 @@ from typing import Literal
 
 import yaml
 from django.db import transaction
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 from knowledge.models import TAXONOMY_ID_PATTERN, Category, Concept, ConceptAlias
 from knowledge.services.vocabulary import (
@@ -38,6 +38,9 @@ class ConceptSpec(BaseModel):
     name: str = Field(min_length=1, max_length=200)
     description: str = Field(min_length=10)
     aliases: list[str] = Field(default_factory=list)
+    # Its money figures are set each year (Concept.yearly_figures): one printed with no year
+    # holds for the year its page was captured in.
+    yearly_figures: StrictBool = False
     # Concepts proposed in bootstrap mode travel with the file until an editor approves them.
     status: Literal["active", "proposed"] = "active"
 
@@ -218,6 +221,7 @@ def _concept_ensure(
             "name": item.name.strip(),
             "description": " ".join(item.description.split()),
             "status": item.status,
+            "yearly_figures": item.yearly_figures,
         }
         differences = _differences(item.id, concept, wanted)
         report.differences += differences
@@ -235,6 +239,7 @@ def _concept_ensure(
         name=item.name.strip(),
         description=" ".join(item.description.split()),
         status=item.status,
+        yearly_figures=item.yearly_figures,
     )
     known.concepts[item.id] = concept
     report.created.append(item.id)
@@ -313,6 +318,8 @@ def taxonomy_export() -> dict:
         aliases = sorted(alias.alias for alias in concept.aliases.all())
         if aliases:
             item["aliases"] = aliases
+        if concept.yearly_figures:
+            item["yearly_figures"] = True
         if concept.status == Concept.Status.PROPOSED:
             item["status"] = "proposed"
         by_category.setdefault(concept.category_id, []).append(item)

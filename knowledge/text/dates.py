@@ -123,11 +123,24 @@ def _year_bounds(text: str, start: int, end: int, first_year: int, academic: boo
 
 
 _ONWARDS = re.compile(r"\s*(?:tax year\s*)?(?:and )?onwards\b", re.I)
+# "for tax years starting from 2024 to 2025": every year from that one on
+_YEARS_STARTING = re.compile(
+    r"\byears?\s+(?:starting|beginning)\s+(?:from|with|in)\s+(?:the\s+)?(?:tax\s+year\s+)?$",
+    re.I,
+)
 
 
-def _onwards(text: str, end: int, bounds: tuple) -> tuple:
-    """'From tax year 2024 to 2025 onwards': from that year's start, with no end."""
-    return (bounds[0], None) if _ONWARDS.match(text, end) else bounds
+_STARTING_IN = re.compile(r"\byears?\s+(?:starting|beginning)\s+(?:from|with|in)\b", re.I)
+
+
+def _onwards(text: str, end: int, bounds: tuple, start: int | None = None) -> tuple:
+    """'From tax year 2024 to 2025 onwards', 'tax years starting from 2024 to 2025': from that
+    year's start, with no end."""
+    starting = start is not None and (
+        _YEARS_STARTING.search(text[max(0, start - 60) : start])
+        or _STARTING_IN.search(text, start, end)
+    )
+    return (bounds[0], None) if _ONWARDS.match(text, end) or starting else bounds
 
 
 def find_validities(text: str, *, academic: bool = False) -> list[Validity]:
@@ -156,11 +169,12 @@ def find_validities(text: str, *, academic: bool = False) -> list[Validity]:
         first = int(m[1] or m[3] or m[5])
         last = int(m[2] or m[4] or (str(first)[:2] + m[6]))
         if last == first + 1:
-            add(m.start(), m.end(), *_onwards(text, m.end(), tax_year_bounds(first)), m.group())
+            bounds = tax_year_bounds(first)
+            add(m.start(), m.end(), *_onwards(text, m.end(), bounds, m.start()), m.group())
     for m in _YEAR_PAIR.finditer(text):
         if int(m[2]) == int(m[1]) + 1:
             bounds = _year_bounds(text, m.start(), m.end(), int(m[1]), academic)
-            add(m.start(), m.end(), *_onwards(text, m.end(), bounds), m.group())
+            add(m.start(), m.end(), *_onwards(text, m.end(), bounds, m.start()), m.group())
     for m in _MONTH_RANGE.finditer(text):
         first = dt.date(int(m[2]), MONTHS[m[1].lower()], 1)
         last = _month_end(int(m[4]), MONTHS[m[3].lower()])
@@ -208,3 +222,29 @@ def hint_validity(hint: str, *, academic: bool = False) -> Validity | None:
     valid_from = bounds(first)[0]
     valid_to = None if match[5] else bounds(last)[1]
     return Validity(valid_from, valid_to, 0, hint)
+
+
+def counts_academic_years(text: str) -> bool:
+    """Student finance pages count in academic years: their bare '2024 to 2025' is one."""
+    lowered = text.lower()
+    return lowered.count("academic year") > lowered.count("tax year")
+
+
+def year_of_day(day: dt.date, *, academic: bool = False) -> tuple[dt.date, dt.date]:
+    """The tax year (or academic year) a day falls in, as its first and last day."""
+    if academic:
+        start = day.year - (day.month < ACADEMIC_YEAR_START_MONTH)
+        return academic_year_bounds(start)
+    return tax_year_bounds(tax_year_start_year(day))
+
+
+def hint_years(hint: str, *, academic: bool = False) -> tuple[dt.date, dt.date] | None:
+    """The closed years a page file's figures period names: '2024-25' that year,
+    '2017-18-to-2023-24' that range, '2024-25-or-later' 2024-25 (the year its figures were
+    seen in; later years are not known). Vague hints give None."""
+    validity = hint_validity(hint, academic=academic)
+    if validity is None or validity.valid_from is None:
+        return None
+    if validity.valid_to is not None:
+        return validity.valid_from, validity.valid_to
+    return year_of_day(validity.valid_from, academic=academic)

@@ -26,3 +26,23 @@ _DESIGNATOR = re.compile(r"\b(plan|class|level|tier|band|type)\s+(\d+[a-z]?|[a-z
 def designators(text: str) -> set[str]:
     """The numbered variants a text names: {"plan 2", "class 1a"}."""
     return {f"{word.lower()} {mark.lower()}" for word, mark in _DESIGNATOR.findall(text)}
+
+
+_ACRONYM = re.compile(r"\b([A-Z]{2,6})s?\b")
+# A name gov.uk writes out: capitalised words in a row ("High Income Child Benefit Charge").
+_NAME = re.compile(r"\b[A-Z][A-Za-z']*(?:\s+[A-Z][A-Za-z']*)*")
+
+
+def acronyms(text: str) -> set[str]:
+    """The abbreviations a text writes in capitals (HICBC, PIP, ISAs), lower case."""
+    return {found.lower() for found in _ACRONYM.findall(text)}
+
+
+def spelled_out(acronym: str, text: str) -> bool:
+    """Whether `text` writes out in capitalised words a name whose initials spell `acronym`
+    ("High Income Child Benefit Charge" for "hicbc"): gov.uk writes a scheme's name in full
+    where a user writes its abbreviation."""
+    wanted = acronym.lower()
+    return len(wanted) >= 2 and any(
+        wanted in "".join(word[0].lower() for word in name.split()) for name in _NAME.findall(text)
+    )

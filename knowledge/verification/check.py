@@ -3,7 +3,9 @@ the date asked about), statements without figures by meaning. A rule-based check
 thresholds below are similarities of MiniLM vectors (`eval_verify --cv` fits them).
 
 Verdicts and reasons:
-- supported: `value_matches` (a unit in force on the day states the figure), `meaning_matches`;
+- supported: `value_matches` (a unit in force on the day states the figure; or the newest
+  unit held, whose period ended before the day with nothing newer known: then with a
+  `caveat` naming that period), `meaning_matches`;
 - contradicted: `value_differs` (a unit on the same topic, in force, states another figure of
   the same kind about the same thing: a word next to its figure is next to the claim's),
   `different_period` (the figure, but per week where the claim says month),
@@ -23,6 +25,7 @@ from decimal import Decimal
 
 from django.utils import timezone
 
+from knowledge.domain.temporal import SERVED, TemporalStatus
 from knowledge.models import AtomicUnit
 from knowledge.text.amounts import find_amounts
 from knowledge.text.words import STOPWORDS, designators
@@ -63,6 +66,8 @@ class ClaimVerdict:
     checked_by: str = "rules"  # or "model:<name>" for a claim a chat model judged
     explanation: str = ""  # a model's one sentence on its verdict
     fallback: str = ""  # why a model's judgement was asked for and not used
+    # Supported by the newest figure held, whose period has ended: which period that was.
+    caveat: str = ""
 
 
 @dataclass
@@ -103,7 +108,9 @@ def answer_verify(
         evidences = [evidence_of(claim, day) for claim in claims]
     verdicts = []
     for claim, evidence in zip(claims, evidences, strict=True):
-        verdict = claim_verify(claim, evidence, cited=cited, thresholds=thresholds, day=day)
+        verdict = claim_verify(
+            claim, evidence, cited=cited, thresholds=thresholds, day=day, dated=as_of is not None
+        )
         if judge is not None and not claim.figures:
             verdict = judged(verdict, evidence, day=day, judge=judge)
         verdicts.append(verdict)
@@ -111,14 +118,23 @@ def answer_verify(
 
 
 def claim_verify(
-    claim: Claim, evidence, *, cited: set[int], thresholds: Thresholds, day: dt.date | None = None
+    claim: Claim,
+    evidence,
+    *,
+    cited: set[int],
+    thresholds: Thresholds,
+    day: dt.date | None = None,
+    dated: bool = True,
 ) -> ClaimVerdict:
     """`day`: the day the claim is about (a figure a unit prints for another year's span is
-    not in force on it); None skips that reading."""
+    not in force on it); None skips that reading. `dated`: the answer was sent with the day it
+    is about; a claim sent without one is about now."""
     if not claim.figures:
         return _by_meaning(claim, evidence, thresholds)
     verdicts = [
-        _figure_verdict(claim, figure, evidence, cited=cited, thresholds=thresholds, day=day)
+        _figure_verdict(
+            claim, figure, evidence, cited=cited, thresholds=thresholds, day=day, dated=dated
+        )
         for figure in claim.figures
     ]
     for verdict in verdicts:
@@ -154,7 +170,14 @@ def _denies(text: str) -> bool:
 
 
 def _figure_verdict(
-    claim, figure: Figure, evidence, *, cited, thresholds: Thresholds, day: dt.date | None
+    claim,
+    figure: Figure,
+    evidence,
+    *,
+    cited,
+    thresholds: Thresholds,
+    day: dt.date | None,
+    dated: bool = True,
 ) -> ClaimVerdict:
     evidence = _on_topic(evidence, thresholds.topic_margin)
     # A unit its page no longer states (unconfirmed) neither supports a figure nor dates it.
@@ -190,6 +213,29 @@ def _figure_verdict(
             return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", [best])
         return ClaimVerdict(claim, "supported", "value_matches", [best])
     other = _other_figure(claim, figure, evidence)
+    if dated:
+        # About a given day after the newest period held, an older year's figure does not
+        # say what held then (figures change each year): it cannot contradict the claim. A
+        # claim about now is checked against the newest figure held.
+        other = [e for e in other if e.temporal_status != TemporalStatus.OUTDATED]
+    # Past the newest period held nothing newer is known: the claim states the best
+    # knowledge there is, said to be that period's (unless a unit in force says otherwise).
+    newest = [e for e in stating if e.temporal_status == TemporalStatus.OUTDATED]
+    # Only a unit of the same fact (its concept) in force with another figure says otherwise:
+    # another concept's figure near the claim is another fact.
+    facts = {e.unit.concept_id for e in newest}
+    in_force_other = [
+        e
+        for e in other
+        if e.temporal_status == TemporalStatus.CURRENT and e.unit.concept_id in facts
+    ]
+    if newest and not (in_force_other and in_force_other[0].similarity >= thresholds.differs_topic):
+        best = newest[0]
+        if cited and not any(e.unit.pk in cited for e in newest):
+            return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", [best])
+        verdict = ClaimVerdict(claim, "supported", "value_matches", [best])
+        verdict.caveat = outdated_caveat(best.unit)
+        return verdict
     if stating:
         reason = "not_in_force_on_date"
         return ClaimVerdict(
@@ -287,11 +333,17 @@ def _measured(value: Decimal, unit: str) -> Decimal:
 
 def _unit_values(unit: AtomicUnit, kind: str) -> list[Decimal]:
     """The unit's figures of the claim's measure (lengths of time in days): those its text
-    prints, which is what its quote shows; the structured value only when the text prints
-    none (a structured value the text does not print is an extraction slip, not a fact)."""
+    prints, which is what its quote shows; the structured value and the statement's other
+    figures only when the text prints none (a structured value the text does not print is an
+    extraction slip, not a fact)."""
     values = [value for _, _, value in _printed_figures(unit.text, kind)]
-    if not values and unit.value_amount is not None and unit.value_unit == kind:
-        values.append(_measured(Decimal(unit.value_amount), kind))
+    if not values:
+        structured = [(unit.value_amount, unit.value_unit)] + [
+            (f["amount"], f["unit"]) for f in unit.figures
+        ]
+        values += [
+            _measured(Decimal(a), kind) for a, u in structured if a is not None and u == kind
+        ]
     return [Decimal(v).normalize() for v in values]
 
 
@@ -303,6 +355,9 @@ def _unit_period(unit: AtomicUnit, figure: Figure) -> str:
     structured = unit.value_amount is not None and unit.value_period not in ("", "one_off")
     if structured and Decimal(unit.value_amount).normalize() == figure.value.normalize():
         return unit.value_period
+    for other in unit.figures:  # one of the statement's other figures, with its period
+        if other["period"] and Decimal(other["amount"]) == figure.value:
+            return other["period"]
     for amount in find_amounts(unit.text):
         if amount.value == figure.value:
             return period_after(unit.text, amount.end)
@@ -319,7 +374,7 @@ def _other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> lis
     return [
         e
         for e in evidence
-        if e.temporal_status == "current"
+        if e.temporal_status in SERVED
         and not _worked_example(e.unit)
         and not _another_variant(variants, e.unit.text)
         and any(
@@ -328,6 +383,19 @@ def _other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> lis
             for start, end, _ in _printed_figures(e.unit.text, figure.unit)
         )
     ]
+
+
+def outdated_caveat(unit: AtomicUnit) -> str:
+    """The period of the newest figure held, which ended before the day asked about."""
+    start = f"from {_spoken(unit.valid_from)} " if unit.valid_from else ""
+    return (
+        f"the newest figure held is for the period {start}to {_spoken(unit.valid_to)}, which "
+        "has ended; no newer figure is known"
+    )
+
+
+def _spoken(day: dt.date) -> str:
+    return f"{day.day} {day:%B %Y}"
 
 
 def _another_variant(claimed: set[str], text: str) -> bool:

@@ -12,6 +12,7 @@ from decimal import Decimal
 import numpy as np
 from django.db.models import Q
 
+from knowledge.domain.temporal import SERVED
 from knowledge.embeddings import get_embedder
 from knowledge.models import AtomicUnit
 from knowledge.retrieval import SearchParams, concept_search
@@ -57,11 +58,14 @@ def _evidence(claim: Claim, day: dt.date, vector: np.ndarray) -> list[Evidence]:
 
 
 def _units_stating(figures: list[Figure], *, exclude: set[int]) -> list[AtomicUnit]:
-    """Live units whose structured value or text is one of the money or percent figures."""
+    """Live units whose structured value, other figures or text is one of the money or
+    percent figures."""
     wanted = Q()
     for figure in figures:
         if figure.unit in ("GBP", "percent"):
             wanted |= Q(value_amount=figure.value, value_unit=figure.unit)
+            amount = f"{figure.value.normalize():f}"  # as AtomicUnit.figures holds it
+            wanted |= Q(figures__contains=[{"amount": amount, "unit": figure.unit}])
             wanted |= Q(text__contains=printed(figure))
     if not wanted:
         return []
@@ -70,6 +74,7 @@ def _units_stating(figures: list[Figure], *, exclude: set[int]) -> list[AtomicUn
         .exclude(pk__in=exclude)
         .exclude(embedding__isnull=True)
         .select_related("concept", "source")
+        .with_newer_period_known()  # read by temporal_status_on, not asked one by one
     )
     return list(units[: UNITS_BY_VALUE * len(figures)])
 
@@ -91,6 +96,6 @@ def _cosine(vector: np.ndarray, other) -> float:
 
 def _status(unit: AtomicUnit, status: str, day: dt.date) -> str:
     """A unit its page stopped stating by `day` is not in force then, whatever its dates."""
-    if status == "current" and unit.unconfirmed_at and unit.unconfirmed_at.date() <= day:
+    if status in SERVED and unit.unconfirmed_at and unit.unconfirmed_at.date() <= day:
         return "unconfirmed"
     return status

@@ -3,6 +3,7 @@ the concept they moved it to, or the one their note names), and the cross-valida
 each page's units on one side of a fold."""
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from curation.services.audit_sample import (
     sample_draw,
 )
 from curation.services.binding_eval import (
+    audit_file_labels,
     binding_cross_validation,
     binding_labels,
     margin_cross_validation,
@@ -155,3 +157,59 @@ def test_the_command_prints_the_margin_table_and_refuses_a_target_outside_0_to_1
     assert "Cross-validated: 2/3 bound units right (67%), 0 of 3 to triage" in printed
     with pytest.raises(CommandError, match="--target"):
         call_command("eval_binding", sample=sample.pk, target=1.5)
+
+
+@pytest.fixture
+def audit_file(tmp_path):
+    """Two judged units of an audit file on a page this knowledge base holds, one on a page
+    it does not; one judged wrong with its concept named, one wrong with none."""
+    category = CategoryFactory(slug="isa", name="ISAs")
+    for taxonomy_id, name in (("isa.allowance", "ISA allowance"), ("isa.junior", "Junior ISA")):
+        ConceptFactory(category=category, taxonomy_id=taxonomy_id, name=name, embedding=_vector(0))
+    text = "The allowance is £20,000. A junior account is for children. Claim online."
+    snapshot = SnapshotFactory(text=text)
+    ExtractionRun.objects.create(
+        snapshot=snapshot,
+        provider="heuristic",
+        prompt_version="v2",
+        context={"category": "isa", "related_categories": ["child_benefit"]},
+    )
+    url = snapshot.source.url
+
+    def record(evidence, concept, answer, note="", source=url):
+        judgement = {"concept_ok": answer, "note": note}
+        return {"concept": concept, "type": "rule", "text": evidence, "value": None,
+                "evidence": evidence, "source": source, "judgement": judgement}  # fmt: skip
+
+    records = [
+        record("The allowance is £20,000.", "isa.allowance", "yes"),
+        record("A junior account is for children.", "isa.allowance", "no", "isa.junior fits"),
+        record("Claim online.", "isa.allowance", "no", "no ISA concept fits"),
+        record("The allowance is £20,000.", "isa.allowance", "yes", source="https://x.test/a"),
+    ]
+    path = tmp_path / "audit.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path, snapshot
+
+
+def test_an_audit_files_units_are_labelled_on_the_pages_held_here(audit_file):
+    path, snapshot = audit_file
+
+    labelled = audit_file_labels(path)
+
+    assert [(item.proposal.text, item.label) for item in labelled] == [
+        ("The allowance is £20,000.", "isa.allowance"),
+        ("A junior account is for children.", "isa.junior"),
+    ]
+    assert labelled[0].page.url == snapshot.source.url
+    assert labelled[0].allowed == {"isa", "child_benefit"} and labelled[0].main == "isa"
+
+
+def test_a_line_that_is_not_an_audited_unit_is_named_by_the_command(tmp_path, db):
+    path = tmp_path / "audit.jsonl"
+    path.write_text('{"concept": "isa.allowance"}\n', encoding="utf-8")
+
+    with pytest.raises(CommandError, match="line 1: not an audited unit"):
+        call_command("eval_binding", audit_file=path)
+    with pytest.raises(CommandError, match="no file"):
+        call_command("eval_binding", audit_file=tmp_path / "missing.jsonl")

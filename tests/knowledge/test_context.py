@@ -219,3 +219,22 @@ def test_the_day_only_dates_the_marks_the_hits_carry():
     ]
     current_only, _ = assemble_context(_two_concepts(), budget=10_000, day=other_day)
     assert current_only.split("\n") == TWO_CONCEPTS_LINES
+
+
+def test_an_outdated_unit_is_given_as_the_newest_figure_held_for_the_period_that_ended():
+    outdated = _unit(
+        "The eldest child rate is £25.60 a week.",
+        RATES,
+        status="outdated",
+        valid_from=dt.date(2024, 4, 6),
+        valid_to=dt.date(2025, 4, 5),
+    )
+    context, _ = assemble_context(
+        [_hit("Child Benefit rates", "child_benefit.rates", [outdated])],
+        budget=500,
+        day=dt.date(2026, 12, 1),
+    )
+    assert context.splitlines()[-1] == (
+        "- The eldest child rate is £25.60 a week. (newest figure held: "
+        "for 6 April 2024 to 5 April 2025; ended 5 April 2025)"
+    )

@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 from openai import OpenAI
 
+from knowledge.domain.extraction import ValidityBasis
 from knowledge.models import AtomicUnit, Concept, ExtractionItem, ExtractionRun
 from knowledge.providers import (
     OpenAIProvider,
@@ -18,6 +19,7 @@ from knowledge.providers import (
     ProviderTransientError,
 )
 from knowledge.services.extract import ExtractionFailed, snapshot_extract
+from knowledge.text.dates import tax_year_bounds, tax_year_start_year
 from knowledge.text.evidence import locate_quote
 from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory
 from tests.fake_openai import Reply, fake_openai_fixture  # noqa: F401
@@ -75,6 +77,7 @@ def isa():
             taxonomy_id="isa.annual_allowance",
             name="ISA annual allowance",
             description="How much can be paid into ISAs each tax year.",
+            yearly_figures=True,
         ),
         "eligibility": ConceptFactory(
             category=category,
@@ -136,6 +139,9 @@ def unit(**overrides) -> dict:
         "example_of": None,
     }
     answer.update(overrides)
+    dated = answer["valid_from"] is not None or answer["valid_to"] is not None
+    answer.setdefault("period_basis", "stated" if dated else "none")
+    answer.setdefault("figures", [])
     return answer
 
 
@@ -226,7 +232,7 @@ def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, prov
 
     run.refresh_from_db()
     assert run.status == ExtractionRun.Status.SUCCEEDED and run.error == ""
-    assert run.provider == "openai" and run.model == MODEL and run.prompt_version == "v2"
+    assert run.provider == "openai" and run.model == MODEL and run.prompt_version == "v3"
     assert run.context["category"] == "isa"
     assert run.context["related_categories"] == ["pensions"]  # the unknown slug is dropped
     assert (run.units_made, run.units_rejected, run.units_unassigned) == (4, 0, 0)
@@ -243,7 +249,6 @@ def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, prov
         assert row.provider == AtomicUnit.Provider.OPENAI
         assert row.provider_model == MODEL
         assert row.extraction_run_id == run.pk
-        assert row.validity_basis == "stated by the model"
         assert row.source_id == snapshot.source_id
     allowance = units["You can save up to £20,000 in ISAs each tax year."]
     assert allowance.evidence_quote == ALLOWANCE
@@ -253,11 +258,20 @@ def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, prov
         "GBP",
         "year",
     )
+    # The same dating policy as the heuristic's: no period given, a yearly figure holds for
+    # the tax year of its page's capture; a rule stays open; a stated year is kept.
+    snapshot.refresh_from_db()
+    captured = tax_year_bounds(tax_year_start_year(snapshot.fetched_at.date()))
+    assert (allowance.valid_from, allowance.valid_to) == captured
+    assert allowance.validity_basis == ValidityBasis.CAPTURE
+    eligible = units["You must be 18 or over and a UK resident to open a cash ISA."]
+    assert (eligible.valid_from, eligible.valid_to, eligible.validity_basis) == (None, None, "open")
     junior_row = units["The Junior ISA allowance is £9,000 for 2024 to 2025."]
     assert (junior_row.valid_from, junior_row.valid_to) == (
         dt.date(2024, 4, 6),
         dt.date(2025, 4, 5),
     )
+    assert junior_row.validity_basis == ValidityBasis.STATED
     example_row = units["Putting £4,000 into a Lifetime ISA earns a £1,000 bonus."]
     assert example_row.example_of_id == allowance.pk
 
@@ -285,9 +299,11 @@ def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, prov
         "evidence_quote",
         "valid_from",
         "valid_to",
+        "period_basis",
         "value_amount",
         "value_unit",
         "value_period",
+        "figures",
         "example_of",
     }
     assert "isa: ISAs" in first.prompt and "Every tax year you can save" in first.prompt
@@ -463,6 +479,27 @@ def test_quotes_are_located_exactly_after_normalisation_or_fuzzily(fake_openai, 
     )
     assert "multiple accounts" in fuzzy.evidence_quote  # the page's words, not the typo
     assert fuzzy.evidence_quote in PAGE and not fuzzy.evidence_quote[0].isspace()
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        {"valid_from": "2024-04-06", "period_basis": "none"},
+        {"valid_from": None, "valid_to": None, "period_basis": "heading"},
+    ],
+)
+def test_a_period_basis_that_contradicts_the_dates_fails_the_run(
+    fake_openai, provider, snapshot, wrong
+):
+    fake_openai.answer(context_answer())
+    fake_openai.answer({"units": [unit(), unit(**wrong)]})
+
+    with pytest.raises(ExtractionFailed):
+        extract(snapshot, provider)
+
+    run = ExtractionRun.objects.get(snapshot=snapshot)
+    assert run.status == ExtractionRun.Status.FAILED and "period_basis" in run.error
+    assert not AtomicUnit.objects.filter(snapshot=snapshot).exists()  # nothing half-written
 
 
 def test_bad_and_reversed_dates_are_rejected(fake_openai, provider, snapshot):
@@ -671,7 +708,7 @@ def test_the_sdk_sends_strict_schemas_closing_every_object_and_requiring_every_p
             assert node["additionalProperties"] is False, (name, path)
             assert sorted(node["required"]) == sorted(node["properties"]), (name, path)
     units = sent["LlmUnits"]
-    assert {path for path, _ in _objects(units)} == {"$", "$.$defs.LlmUnit"}
+    assert {path for path, _ in _objects(units)} == {"$", "$.$defs.LlmUnit", "$.$defs.LlmFigure"}
     assert units["properties"]["units"]["items"] == {"$ref": "#/$defs/LlmUnit"}
     assert {"type": "null"} in units["$defs"]["LlmUnit"]["properties"]["concept_id"]["anyOf"]
 

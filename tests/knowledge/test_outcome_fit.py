@@ -203,3 +203,31 @@ def test_the_reliability_plot_is_written_as_a_png(tmp_path):
 
     assert written == path
     assert path.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_an_outdated_answer_is_right_unanswerable_and_right_answerable_only_undated_with_gold():
+    def item(id_, answerable, *, outdated=False, outdated_right=False):
+        return Labelled(
+            id=id_,
+            kind="amount",
+            group="g",
+            answerable=answerable,
+            signals={},
+            outdated=outdated,
+            outdated_right=outdated_right,
+        )
+
+    items = [
+        item("u_outdated", False, outdated=True),  # served, but said to be out of date: right
+        item("u_ok", False),  # served as current: wrong
+        item("a_undated_gold", True, outdated=True, outdated_right=True),  # right
+        item("a_dated", True, outdated=True),  # a day asked about, answered outdated: wrong
+    ]
+    cv = CrossValidated(ok={i.id: True for i in items}, thresholds=[0.5])
+
+    figures = cv.figures(items)
+
+    assert figures["unanswerable_refused"] == 0.5
+    assert figures["outcome_accuracy"] == 0.5  # u_outdated, a_undated_gold
+    assert figures["false_refusals"] == 0.0  # outdated is served, not refused
+    assert figures["by_kind"]["amount"]["wrong_answers"] == 0.5

@@ -114,6 +114,24 @@ def test_full_text_ranks_that_agree_with_the_vector_order_change_nothing():
     ]
 
 
+def test_a_concept_only_the_full_text_found_has_no_vector_rank_to_add():
+    concepts = [(1, 0.875), (2, 0.75)]
+    # concept 9: matched by the full text only, first there; no vector similarity at all
+    text = [(90, 9, 0.5), (20, 2, 0.25)]
+
+    ranked = rank(concepts, [], text, mode="concept", floor=0.0)
+
+    fused = {row["id"]: row["fused"] for row in ranked}
+    assert fused == {
+        1: 1 / (RRF_K + 1),
+        2: 1 / (RRF_K + 2) + 1 / (RRF_K + 2),
+        9: 1 / (RRF_K + 1),  # its text rank alone, not also the vector rank of a third place
+    }
+    # 2 leads on both orders; 1 (vector first) keeps its place over 9 (text first), which
+    # takes the last score, the 0.0 it had
+    assert [(row["id"], row["score"]) for row in ranked] == [(2, 0.875), (1, 0.75), (9, 0.0)]
+
+
 # --- apply_quality ----------------------------------------------------------------------------
 
 

@@ -408,3 +408,16 @@ def test_a_concepts_sign_offs_are_read_in_one_query_however_many_are_signed(kb, 
     assert queries_for_the_concept() == with_one
     for event in reversed(events):
         unit_signoff_revert(event_id=event.pk, user=expert)
+
+
+def test_a_unit_states_its_other_figures_with_their_roles(kb, api):
+    """One statement, one unit: the HICBC charge of the fixture's Child Benefit page."""
+    body = api.search(query="High Income Child Benefit Charge rate", as_of="2024-06-01").json()
+    units = [u for c in body["concepts"] for g in c["sources"] for u in g["units"]]
+    [charge] = [u for u in units if "for every £200 of income over £60,000" in u["text"]]
+    assert charge["value"]["amount"] == 1 and charge["value"]["unit"] == "percent"
+    assert [(f["printed"], f["role"], f["amount"]) for f in charge["figures"]] == [
+        ("£200", "per", 200),
+        ("£60,000", "above", 60000),
+    ]
+    assert all(u["figures"] == [] for u in units if u["value"] is None)

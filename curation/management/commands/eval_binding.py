@@ -1,7 +1,10 @@
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 
 from curation.models import AuditSample
 from curation.services.binding_eval import (
+    audit_file_labels,
     binding_cross_validation,
     binding_labels,
     margin_cross_validation,
@@ -22,6 +25,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--sample", type=int, metavar="ID", help="only this audit sample")
+        parser.add_argument(
+            "--audit-file",
+            type=Path,
+            metavar="JSONL",
+            help="judged units from a file (one a line) instead of the audits held here",
+        )
         parser.add_argument("--folds", type=int, default=5, help="folds of pages (default 5)")
         parser.add_argument(
             "--target",
@@ -30,14 +39,14 @@ class Command(BaseCommand):
             help="precision the binding margin is chosen to reach (default 0.9)",
         )
 
-    def handle(self, *args, sample=None, folds=5, target=0.9, **options):
+    def handle(self, *args, sample=None, audit_file=None, folds=5, target=0.9, **options):
         if sample is not None and not AuditSample.objects.filter(pk=sample).exists():
             raise CommandError(f"No audit sample {sample}.")
         if folds < 2:
             raise CommandError("--folds: at least 2")
         if not 0 < target <= 1:
             raise CommandError("--target: a precision above 0 and at most 1")
-        labelled = binding_labels(sample_id=sample)
+        labelled = self._labels(sample, audit_file)
         if len({item.page.url for item in labelled}) < folds:
             raise CommandError(
                 f"{len(labelled)} labelled unit(s) on fewer pages than {folds} folds: judge more"
@@ -58,6 +67,18 @@ class Command(BaseCommand):
                 labelled, MARGINS, embedder=embedder, target=target, folds=folds
             )
         )
+
+    def _labels(self, sample, audit_file):
+        if audit_file is None:
+            return binding_labels(sample_id=sample)
+        if sample is not None:
+            raise CommandError("--sample and --audit-file: one or the other")
+        if not audit_file.is_file():
+            raise CommandError(f"--audit-file: no file {audit_file}")
+        try:
+            return audit_file_labels(audit_file)
+        except ValueError as error:
+            raise CommandError(f"--audit-file: {error}") from None
 
     def _margins(self, report) -> None:
         self.stdout.write(

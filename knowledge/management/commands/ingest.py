@@ -24,11 +24,25 @@ class Command(BaseCommand):
             "--timeout", type=float, default=3600, help="seconds to wait for workers"
         )
         parser.add_argument("--quiet-progress", action="store_true", help="no progress bar")
+        parser.add_argument(
+            "--captured-on",
+            metavar="YYYY-MM-DD",
+            help="with --from-dir: the day the page files were captured (a file's own "
+            "captured_at wins); their yearly figures printed with no year are dated by it",
+        )
 
     def handle(
-        self, *args, from_dir, govuk: list | None, seed_list, timeout, quiet_progress, **options
+        self,
+        *args,
+        from_dir,
+        govuk: list | None,
+        seed_list,
+        timeout,
+        quiet_progress,
+        captured_on,
+        **options,
     ):
-        job = self._create_job(from_dir, govuk, seed_list)
+        job = self._create_job(from_dir, govuk, seed_list, captured_on)
         self.stdout.write(f"ingest job {job.pk}: {job.total} pages ({job.get_kind_display()})")
         with tqdm(
             total=job.total, unit="page", disable=quiet_progress, file=self.stderr._out
@@ -45,10 +59,13 @@ class Command(BaseCommand):
         if progress["counts"]["failed"]:
             raise CommandError(f"{progress['counts']['failed']} page(s) failed")
 
-    def _create_job(self, from_dir, paths, seed_list):
+    def _create_job(self, from_dir, paths, seed_list, captured_on):
         try:
+            if captured_on is not None and from_dir is None:
+                raise ValueError("--captured-on goes with --from-dir: a fetch is captured today")
             if from_dir is not None:
-                return ingest.directory_job_create(root=from_dir)
+                day = ingest.captured_on_checked(captured_on) if captured_on else None
+                return ingest.directory_job_create(root=from_dir, captured_on=day)
             if seed_list is not None:
                 paths = ingest.seed_list_read(path=seed_list)
             return ingest.govuk_job_create(paths=paths)

@@ -10,6 +10,9 @@ from knowledge.domain.questions import ConversationTurn, QueryVocabulary
 from knowledge.providers.types import PageContext
 
 PROMPT_VERSION = "v2"
+# The units prompt moved on alone (the period each fact states and why); an extraction run's
+# version is this one's, the context prompt it follows being PROMPT_VERSION's.
+EXTRACT_PROMPT_VERSION = "v3"
 ANALYSIS_PROMPT_VERSION = "v1"
 JUDGE_PROMPT_VERSION = "v1"
 PROMPTS = Path(__file__).resolve().parent
@@ -28,7 +31,7 @@ def context_prompt(*, page: PageInput, categories: list[CategoryInfo]) -> str:
 
 def units_prompt(*, page: PageInput, context: PageContext, concepts: list[ConceptInfo]) -> str:
     listing = "\n".join(f"{c.taxonomy_id}: {c.name} — {c.description}" for c in concepts)
-    return prompt_template("extract_units").format(
+    return prompt_template("extract_units", EXTRACT_PROMPT_VERSION).format(
         context=context.model_dump_json(), concepts=listing, title=page.title, text=page.text
     )
 

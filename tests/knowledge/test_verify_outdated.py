@@ -1,0 +1,78 @@
+"""/verify past the newest period held: a claim of the newest figure is supported with a
+caveat naming the period that ended; one contradicting it is contradicted; one of an older
+figure while a newer is held is not in force. Units in the database, their statuses read by
+the temporal rule on the day checked."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+
+from knowledge.verification.check import answer_verify
+from knowledge.verification.evidence import Evidence
+from tests.factories import ConceptFactory, UnitFactory, tax_year
+
+LATER = dt.date(2026, 12, 1)
+
+
+@pytest.fixture
+def eldest_child_rates(db):
+    concept = ConceptFactory(name="Child Benefit rates")
+    units = {}
+    for year, amount in ((2023, "24.00"), (2024, "25.60")):
+        valid_from, valid_to = tax_year(year)
+        units[year] = UnitFactory(
+            concept=concept,
+            unit_type="threshold",
+            text=f"Child Benefit for the eldest or only child is £{amount} a week.",
+            value_amount=Decimal(amount),
+            value_unit="GBP",
+            value_period="week",
+            valid_from=valid_from,
+            valid_to=valid_to,
+        )
+    return units
+
+
+def _all_units_of_the_concept(units):
+    def evidence_of(claim, day):
+        return [Evidence(u, 0.8, u.temporal_status_on(day).value) for u in units.values()]
+
+    return evidence_of
+
+
+def _checked(answer: str, units, day=LATER):
+    verification = answer_verify(
+        answer=answer, as_of=day, evidence_of=_all_units_of_the_concept(units)
+    )
+    (claim,) = verification.claims
+    return claim
+
+
+def test_the_newest_figure_held_past_its_period_is_supported_with_a_caveat(eldest_child_rates):
+    claim = _checked("Child Benefit for the eldest child is £25.60 a week.", eldest_child_rates)
+    assert (claim.verdict, claim.reason) == ("supported", "value_matches")
+    assert claim.evidence[0].unit == eldest_child_rates[2024]
+    assert claim.evidence[0].temporal_status == "outdated"
+    assert "6 April 2024 to 5 April 2025" in claim.caveat
+
+
+def test_inside_its_period_the_figure_is_supported_without_a_caveat(eldest_child_rates):
+    claim = _checked(
+        "Child Benefit for the eldest child is £25.60 a week.",
+        eldest_child_rates,
+        day=dt.date(2024, 10, 1),
+    )
+    assert (claim.verdict, claim.caveat) == ("supported", "")
+
+
+def test_a_figure_contradicting_the_newest_held_is_contradicted(eldest_child_rates):
+    claim = _checked("Child Benefit for the eldest child is £26.05 a week.", eldest_child_rates)
+    assert (claim.verdict, claim.reason) == ("contradicted", "value_differs")
+    assert claim.knowledge_base_value.startswith("25.6 GBP")
+
+
+def test_an_older_figure_while_a_newer_is_held_is_not_in_force(eldest_child_rates):
+    claim = _checked("Child Benefit for the eldest child is £24.00 a week.", eldest_child_rates)
+    assert (claim.verdict, claim.reason) == ("contradicted", "not_in_force_on_date")
+    assert claim.caveat == ""
