@@ -66,10 +66,21 @@ def test_inside_its_period_the_figure_is_supported_without_a_caveat(eldest_child
     assert (claim.verdict, claim.caveat) == ("supported", "")
 
 
-def test_a_figure_contradicting_the_newest_held_is_contradicted(eldest_child_rates):
-    claim = _checked("Child Benefit for the eldest child is £26.05 a week.", eldest_child_rates)
+def test_a_claim_about_now_contradicting_the_newest_held_is_contradicted(eldest_child_rates):
+    """Sent without a day, the claim is about now: the newest figure held is the best
+    knowledge there is, and another figure contradicts it."""
+    claim = _checked(
+        "Child Benefit for the eldest child is £26.05 a week.", eldest_child_rates, None
+    )
     assert (claim.verdict, claim.reason) == ("contradicted", "value_differs")
     assert claim.knowledge_base_value.startswith("25.6 GBP")
+
+
+def test_a_claim_about_a_day_past_the_newest_period_is_not_contradicted(eldest_child_rates):
+    """About a given day after the newest period held, an older year's figure does not say
+    what held then (figures change each year): the claim cannot be checked."""
+    claim = _checked("Child Benefit for the eldest child is £26.05 a week.", eldest_child_rates)
+    assert (claim.verdict, claim.reason) == ("unsupported", "no_fact_found")
 
 
 def test_an_older_figure_while_a_newer_is_held_is_not_in_force(eldest_child_rates):
