@@ -89,7 +89,7 @@ UNIT_COLUMNS_SHOWN = (
     "id", "concept_id", "unit_type", "text", "value_amount", "value_unit", "value_period",
     "valid_from", "valid_to", "superseded_by_id", "superseded_date", "evidence_quote",
     "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
-    "source_id", "snapshot_id", "confirmed_at", "unconfirmed_at", "validity_basis",
+    "source_id", "snapshot_id", "confirmed_at", "unconfirmed_at", "validity_basis", "figures",
 )  # fmt: skip
 CONCEPT_COLUMNS_SHOWN = ("id", "taxonomy_id", "name", "category_id")
 CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
@@ -206,6 +206,8 @@ def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
         if unit_values[0] is None:  # a concept without a unit to show
             continue
         unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
+        if isinstance(unit.figures, str):  # a raw cursor may hand JSON over as its text
+            unit.figures = json.loads(unit.figures)
         (
             distance,
             newer_period_known,

@@ -421,3 +421,16 @@ def test_a_unit_states_its_other_figures_with_their_roles(kb, api):
         ("£60,000", "above", 60000),
     ]
     assert all(u["figures"] == [] for u in units if u["value"] is None)
+
+
+def test_the_units_a_search_serves_are_loaded_whole_with_their_hits(kb, api):
+    """Every field a served unit shows comes with the search's one query for the shown units:
+    none is fetched unit by unit afterwards (a deferred field would cost a query each)."""
+    from django.test.utils import CaptureQueriesContext
+
+    api.search(query="warm up")  # the token's first call of the minute also records its use
+    with CaptureQueriesContext(connection) as captured:
+        body = api.search(query="High Income Child Benefit Charge rate", k=5).json()
+    assert [u for c in body["concepts"] for g in c["sources"] for u in g["units"]]
+    one_by_one = [q["sql"] for q in captured if 'FROM "knowledge_atomicunit"' in q["sql"]]
+    assert one_by_one == []
