@@ -302,8 +302,9 @@ def weights_grid() -> list[BindingWeights]:
     """Around the current weights: the name-word bonus, the page's-own-category bonus and
     the weight of the heading path's own cosine."""
     return [
-        BindingWeights(lexical=lexical, main=main, heading=heading)
+        BindingWeights(lexical=lexical, main=main, heading=heading, distinctive=distinctive)
         for lexical in (0.15, 0.25, 0.35)
         for main in (0.0, 0.02, 0.05)
         for heading in (0.0, 0.25, 0.5)
+        for distinctive in (False, True)
     ]

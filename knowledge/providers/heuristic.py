@@ -65,6 +65,11 @@ HEADING_WEIGHT = 0.0
 # 25" than to itself. 0.1: `eval_binding` 132 of 155 audit labels right (130 without), and
 # `eval_thresholds` 53 of 63 (0.05: 52, losing the 18 to 20 rate to the National Living Wage).
 AGE_BAND_WEIGHT = 0.1
+# Name words weighed by how few candidate names share them (`BindingWeights.distinctive`):
+# tried and left off. On 143 units judged for their concept (folds grouped by page) it binds
+# 118 right against 116, within noise, while on the fixture pages it sends the Child Benefit
+# page's £60,000 to triage and on the corpus it costs one gold threshold (53 of 63, 54 without).
+DISTINCTIVE_NAME_WORDS = False
 _ELIGIBILITY_CONCEPT = re.compile(r"eligib|who can|qualif", re.I)
 _AMOUNT_CONCEPT = re.compile(
     r"rate|threshold|limit|allowance|amount|weekly|monthly|band|\bcap\b|element|grant|payment|"
@@ -211,6 +216,10 @@ class BindingWeights:
     main: float = MAIN_CATEGORY_BONUS
     heading: float = HEADING_WEIGHT
     age: float = AGE_BAND_WEIGHT
+    # Name words weighed by how few of the candidate concepts' names share them: under Child
+    # Benefit, "child" and "benefit" name every concept, so "over £60,000" beside "High Income
+    # Child Benefit Charge" should count the charge's words, not the benefit's.
+    distinctive: bool = DISTINCTIVE_NAME_WORDS
 
     @property
     def ceiling(self) -> float:
@@ -253,6 +262,7 @@ def binding_scores(
         content_words(f"{c.name} {c.taxonomy_id.replace('_', ' ').replace('.', ' ')}")
         for c in usable
     ]
+    weight_of = _name_word_weights(names) if weights.distinctive else None
     in_main = np.array([c.category == main for c in usable])
     names_eligibility = np.array(
         [bool(_ELIGIBILITY_CONCEPT.search(f"{c.taxonomy_id} {c.name}")) for c in usable]
@@ -268,13 +278,33 @@ def binding_scores(
         # the page's subject counts beside the unit's own words: on the High Income Child
         # Benefit Charge page, "£60,000" is the charge's threshold, not a Child Benefit rate
         near = content_words(f"{subject} {proposal.section} {clause}")
-        lexical = np.array([len(name & near) / len(name) if name else 0.0 for name in names])
+        lexical = np.array([_name_share(name, near, weight_of) for name in names])
         scores[index] += weights.lexical * lexical + weights.main * in_main
         if proposal.unit_type == "threshold":
             scores[index] += weights.amount * names_amount
         elif proposal.unit_type == "eligibility":
             scores[index] += weights.eligibility * names_eligibility
     return scores
+
+
+def _name_word_weights(names: list[frozenset[str]]) -> dict[str, float]:
+    """Each name word's weight among these concepts: log(1 + concepts / concepts naming it),
+    so a word every candidate shares weighs log 2 and one only a single concept names weighs
+    most."""
+    counts: dict[str, int] = defaultdict(int)
+    for name in names:
+        for word in name:
+            counts[word] += 1
+    return {word: float(np.log1p(len(names) / count)) for word, count in counts.items()}
+
+
+def _name_share(name: frozenset[str], near: frozenset[str], weight_of) -> float:
+    """The share of a concept's name found near the unit: by word count, or by weight."""
+    if not name:
+        return 0.0
+    if weight_of is None:
+        return len(name & near) / len(name)
+    return sum(weight_of[word] for word in name & near) / sum(weight_of[word] for word in name)
 
 
 def _band_fit(band: tuple[int, int], other: tuple[int, int] | None) -> float:

@@ -116,10 +116,42 @@ def shortens_a_name(sentence: str, before: str) -> bool:
     return bool(named) and not any(f"{word} {noun}".lower() in sentence.lower() for word in named)
 
 
+# A heading that narrows who or where its section is for ("If you live in Wales", "Northern
+# Ireland", "If you're self-employed"): a fact under it is not true without it.
+_NATION = r"(?:England|Scotland|Wales|Northern Ireland)"
+_CONDITION_HEADING = re.compile(
+    rf"^(?:if|unless|in {_NATION}|{_NATION}(?: only)?$|(?:living|you live|people|students) "
+    rf"(?:in|from) {_NATION})",
+    re.I,
+)
+
+
+def condition_headings(heading: str, text: str) -> list[str]:
+    """The headings of a path ("A > B") that state a condition the text does not: one whose
+    figure the text repeats, or most of whose words it has, it states already ("If you or
+    your partner earn over £60,000" over "… an adjusted net income over £60,000")."""
+    return [
+        part
+        for part in heading.split(" > ")
+        if _CONDITION_HEADING.match(part.strip()) and not _states(text, part)
+    ]
+
+
+def _states(text: str, condition: str) -> bool:
+    figures = re.findall(r"£[\d,.]+|\d+(?:\.\d+)?%", condition)
+    if figures and all(figure in text for figure in figures):
+        return True
+    wanted, present = _significant(condition), _significant(text)
+    found = sum(1 for word in wanted if any(have.startswith(word[:5]) for have in present))
+    return not wanted or found / len(wanted) >= _SHARE_NAMED
+
+
 def with_subject(text: str, subject: str, heading: str) -> str:
-    """The text, stated after its page's subject and heading when it does not name them."""
+    """The text, stated after its page's subject and heading when it does not name them, and
+    after a heading that states a condition of it ("If you live in Wales") that it does not."""
     if names_subject(text, subject):
-        return text
+        conditions = condition_headings(heading, text)
+        return f"{' > '.join(conditions)}: {text}" if conditions else text
     if heading and heading not in text[: len(heading) + 80]:
         return f"{subject} > {heading}: {text}"
     return f"{subject} > {text}" if heading else f"{subject}: {text}"

@@ -87,6 +87,14 @@ _KIND_UNITS = {
     "eligibility": ("eligibility", "rule"),
     "definition": ("definition", "rule"),
 }
+# The words with which a question names the kind of fact it wants rather than its topic: a
+# unit of that kind answers them whatever its own wording ("HICBC threshold" is answered by
+# "… an adjusted net income over £60,000", which never says "threshold").
+_KIND_WORDS = {
+    "amount": frozenset({"threshold", "limit", "amount", "rate", "level", "figure"}),
+    "eligibility": frozenset({"eligible", "eligibility", "qualify", "entitled"}),
+    "procedure": frozenset({"steps", "procedure", "process"}),
+}
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -117,7 +125,7 @@ def outcome_signals(
         "topic_has_facts": float(bool(topic and topic.unit_count)),
         "kind_found": float(any(_carries(u.unit, kind, wanted) for u in units)) if wanted else 1.0,
         "in_force": _share(u.temporal_status in SERVED for u in top_units),
-        "terms_covered": _terms_covered(question, best),
+        "terms_covered": _terms_covered(question, best, kind, wanted),
         "asks_amount": float(kind == "amount"),
         "date_named": float(bool(_YEAR.search(question))),
         "amount_dated_on_day": _amount_dated(units, day) if kind == "amount" else 1.0,
@@ -153,7 +161,8 @@ def _answer_terms(question: str, hits, kind: str, wanted: tuple[str, ...]) -> fl
             if wanted and not _carries(u.unit, kind, wanted):
                 continue
             held = f"{hit.concept.name} {u.unit.text}"
-            best = max(best, _share_held(question, words, held))
+            answered = _KIND_WORDS.get(kind, frozenset()) if wanted else frozenset()
+            best = max(best, _share_held(question, words, held, answered))
     return round(best, 4)
 
 
@@ -212,23 +221,27 @@ def _share(flags) -> float:
     return round(sum(flags) / len(flags), 4) if flags else 0.0
 
 
-def _terms_covered(question: str, hits) -> float:
+def _terms_covered(question: str, hits, kind: str, wanted: tuple[str, ...]) -> float:
     words = _content_words(question)
     if not words:
         return 1.0
-    held = " ".join(
-        [hit.concept.name for hit in hits] + [u.unit.text for hit in hits for u in hit.units]
-    )
-    return round(_share_held(question, words, held), 4)
+    units = [u for hit in hits for u in hit.units]
+    held = " ".join([hit.concept.name for hit in hits] + [u.unit.text for u in units])
+    carried = wanted and any(_carries(u.unit, kind, wanted) for u in units)
+    answered = _KIND_WORDS.get(kind, frozenset()) if carried else frozenset()
+    return round(_share_held(question, words, held, answered), 4)
 
 
-def _share_held(question: str, words: set[str], held: str) -> float:
+def _share_held(question: str, words: set[str], held: str, answered=frozenset()) -> float:
     """The share of the question's content words that `held` has (by their first five
     letters), an abbreviation the question writes in capitals counting when `held` spells
-    it out."""
+    it out, and a word naming the kind of fact asked for (`answered`) when a unit of that
+    kind is among `held`."""
     held_words = {w[:5] for w in _WORD.findall(held.lower())}
     short = acronyms(question)
-    found = sum(w[:5] in held_words or (w in short and spelled_out(w, held)) for w in words)
+    found = sum(
+        w[:5] in held_words or w in answered or (w in short and spelled_out(w, held)) for w in words
+    )
     return found / len(words)
 
 

@@ -2,13 +2,14 @@
 page: a table row keeps its row's cells, column heads and lead-in; a list of conditions is
 eligibility with its figures in its text; a unit names what "this" or "the cap" is; a bare
 "Example" and a sentence about a form's notes are no units; a list keeps the sentence after it
-that narrows it."""
+that narrows it; a heading that narrows where or for whom ("If you live in Scotland") stays with
+the facts under it."""
 
 from knowledge.parsing import linearise_row
 from knowledge.providers.heuristic_lines import with_row_years
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import qualifies_before, states_conditions
-from knowledge.providers.heuristic_subjects import shortens_a_name
+from knowledge.providers.heuristic_subjects import condition_headings, shortens_a_name
 from tests.knowledge.test_extraction_context import corpus_units, page_input_from_file
 
 
@@ -106,3 +107,18 @@ def test_a_list_keeps_the_sentence_after_it_that_narrows_it():
     assert unit.evidence_quote.endswith("This is only allowed in exceptional circumstances.")
     assert qualifies_before("This is only allowed in exceptional circumstances.")
     assert not qualifies_before("This guide is also available in Welsh.")
+
+
+def test_a_fact_under_a_heading_that_narrows_it_keeps_the_heading():
+    units = corpus_units("pip.json")
+    [unit] = _units(units, "You need to apply for Adult Disability Payment (ADP) instead of PIP.")
+    assert unit.text.startswith("If you live in Scotland: ")
+    assert not _units(units, "Personal Independence Payment (PIP) > You need to apply for ADP")
+
+    heading = "What you'll get > If you or your partner earn over £60,000"
+    stated = "You may have to pay the charge if your adjusted net income is over £60,000."
+    assert condition_headings(heading, stated) == []  # the text states it: not twice
+    assert condition_headings("Eligibility > Northern Ireland", "You can claim by phone.") == [
+        "Northern Ireland"
+    ]
+    assert condition_headings("How to claim > Claim by post", "You can claim by post.") == []

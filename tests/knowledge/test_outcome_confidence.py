@@ -175,6 +175,25 @@ def test_answer_terms_takes_the_best_single_unit_not_the_union():
     assert signals["terms_covered"] == 1.0  # the two together hold all four
 
 
+def test_a_word_naming_the_kind_asked_for_is_held_by_a_unit_of_that_kind():
+    """The question "HICBC threshold" is answered by a figure that never says "threshold"; a rule about
+    the charge does not answer the word."""
+    eligibility = _concept("Who can get Child Benefit")
+    figure = _unit(
+        "You may have to pay the High Income Child Benefit Charge if your income is over £60,000.",
+        kind="threshold",
+        amount="60000",
+    )
+    rule = _unit("You pay the High Income Child Benefit Charge through Self Assessment.")
+
+    found = _signals("HICBC threshold", [_hit(eligibility, _seen(figure))])
+    rule_only = _signals("HICBC threshold", [_hit(eligibility, _seen(rule))])
+
+    assert found["answer_terms"] == found["terms_covered"] == 1.0
+    assert rule_only["answer_terms"] == 0.0  # no unit of the kind asked for
+    assert rule_only["terms_covered"] == 0.5  # the charge, spelled out; no figure for "threshold"
+
+
 def test_kind_found_needs_a_unit_of_the_kind_within_the_best_concepts():
     wage = _concept("National Minimum Wage")
     only_rules = [_hit(wage, _seen(_unit("Employers must pay at least the minimum wage")))]
