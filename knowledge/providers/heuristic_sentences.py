@@ -34,7 +34,8 @@ _QUALIFIES = re.compile(
 _ENTITLEMENT = re.compile(
     r"\b(?:you|they|your (?:partner|child|children)) (?:can|could|may|might|will|'ll|’ll|"
     r"cannot|can't|can not|will not|won't|would)(?: only| also| still| usually| not)?"
-    r"(?: be able to| continue to)? (?:get|claim|apply|receive|qualify|open)\b",
+    r"(?: be able to| continue to)? (?:get|claim|apply|receive|qualify|open|"
+    r"make an? (?:new |joint )?claim)\b",
     re.I,
 )
 _CONDITION = re.compile(

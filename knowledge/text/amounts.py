@@ -49,7 +49,7 @@ _PERIOD_WORDS = [
     (
         re.compile(
             r"\b(a|an|per|each|every) (tax |academic )?year\b|\bannual(ly)?\b|\byearly\b|"
-            r"\bin the (?:\d{4} to \d{4} )?(?:tax|academic) year\b",
+            r"\b(?:in|for) the (?:\d{4} to \d{4} )?(?:tax|academic) year\b",
             re.I,
         ),
         "year",

@@ -76,6 +76,7 @@ def test_a_figure_for_a_named_tax_year_is_yearly():
 
     assert period_in("You can save up to £20,000 in ISAs in the 2024 to 2025 tax year.") == "year"
     assert period_in("You can save £20,000 until the end of the tax year") == ""
+    assert period_in("The maximum is £3,354 for the 2023 to 2024 academic year.") == "year"
 
 
 def test_before_excludes_its_day_and_up_to_includes_it():

@@ -97,6 +97,8 @@ def test_a_presupposed_eligibility_is_not_typed_eligibility():
         ("You will not get a sanction if you're in the support group.", "rule"),
         ("Claiming Child Benefit helps you qualify for National Insurance credits.", "rule"),
         ("You can claim if you're aged 16 or over.", "eligibility"),
+        ("You can make a claim for Universal Credit if any of the following apply:", "eligibility"),
+        ("You can make a claim online.", "rule"),
     ],
 )
 def test_a_sentence_is_typed_by_what_it_does(sentence, kind):
