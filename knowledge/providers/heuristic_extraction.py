@@ -53,7 +53,7 @@ from knowledge.providers.heuristic_sentences import (
     sentence_kind,
     states_conditions,
 )
-from knowledge.providers.heuristic_subjects import page_subject, shortens_a_name
+from knowledge.providers.heuristic_subjects import page_subject, shortened_name, shortens_a_name
 from knowledge.text.amounts import find_amounts
 from knowledge.text.dates import find_validities, header_validity
 
@@ -413,6 +413,8 @@ class _Extractor(ProposalMaker):
                     break
                 end = first
             return first, self.text[first:start] + sentence
+        if name := shortened_name(sentence, before):
+            return start, f"{name}: {sentence}"
         if leans_back(sentence) or (len(sentence.split()) <= 6 and not find_amounts(sentence)):
             where = " > ".join([self.page.title, *line.section["heading_path"][-1:]])
             return start, f"{where}: {sentence}"

@@ -64,7 +64,11 @@ _ANAPHOR = re.compile(
     r"^if (?:you are|you're|you do|you have|you did|this happens)\s?,|^(?:after that|otherwise|if so|if not)\b|"
     r"\b(?:this|these|those) (?!(?:tax )?year|page|guide|section|week|month|time|way\b)[a-z]+|"
     r"\bit\b(?! (?:is|was) (?:not )?(?:possible|illegal|important|likely)\b)|"
-    r"\binstead\W*$",  # "instead" of what the sentence before offers
+    r"\binstead\W*$|"  # "instead" of what the sentence before offers
+    # "… after that.", "If you do not have these,", "one of the benefits above.", "pay the
+    # difference": what they point to is in an earlier sentence
+    r"\bafter that\b|\b(?:these|those)(?=\s*[.,;:!?)]|\s*$)|\babove(?=\s*[.,;:)]|\s*$)|"
+    r"\bthe difference\b(?! between)",
     re.I,
 )
 WORKED_EXAMPLE = re.compile(r"^(?:for example\b|examples?\b:?(?=\s+[A-Z£]|$))", re.I)

@@ -99,8 +99,15 @@ _NOT_NAMING = frozenset(
         r"\w+",
         "the a an your their his her its this that these those any each every total full same "
         "whole other new first last next previous usual standard basic higher lower maximum "
-        "minimum normal current",
+        "minimum normal current of to for in on at by with from and or as is are be",
     )
+)
+# Further on in a sentence, a definite noun heading its phrase ("affected by the cap, …",
+# "the charge is equal to …"), not one qualifying another ("the tax year").
+_DEFINITE_HEAD = re.compile(
+    r"(?<!^)\bthe ([a-z]+)(?=\s*[.,;:)]|\s+(?:will|is|are|was|does|do|can|may|might|would|"
+    r"has|and|or|if|for|to|of|on|in|at)\b)",
+    re.I,
 )
 
 
@@ -144,6 +151,22 @@ def _states(text: str, condition: str) -> bool:
     wanted, present = _significant(condition), _significant(text)
     found = sum(1 for word in wanted if any(have.startswith(word[:5]) for have in present))
     return not wanted or found / len(wanted) >= _SHARE_NAMED
+
+
+def shortened_name(sentence: str, before: str) -> str:
+    """The full name a sentence gives only by its last word further on ("If you're affected
+    by the cap" after "The benefit cap limits …": "benefit cap"), as the text before last
+    wrote it; "" when it shortens none."""
+    for match in _DEFINITE_HEAD.finditer(sentence.strip()):
+        noun = match.group(1)
+        found = re.findall(rf"\b((?:[A-Z][\w'’-]* )*[A-Za-z][\w'’-]* (?i:{noun}))\b", before)
+        names = [name for name in found if name.split()[-2].lower() not in _NOT_NAMING]
+        if names and names[-1].lower() not in sentence.lower():
+            words = names[-1].split()
+            while words[0].lower() in _NOT_NAMING:
+                words.pop(0)
+            return " ".join(words)
+    return ""
 
 
 def with_subject(text: str, subject: str, heading: str) -> str:

@@ -8,8 +8,12 @@ the facts under it."""
 from knowledge.parsing import linearise_row
 from knowledge.providers.heuristic_lines import with_row_years
 from knowledge.providers.heuristic_navigation import is_navigation
-from knowledge.providers.heuristic_sentences import qualifies_before, states_conditions
-from knowledge.providers.heuristic_subjects import condition_headings, shortens_a_name
+from knowledge.providers.heuristic_sentences import leans_back, qualifies_before, states_conditions
+from knowledge.providers.heuristic_subjects import (
+    condition_headings,
+    shortened_name,
+    shortens_a_name,
+)
 from tests.knowledge.test_extraction_context import corpus_units, page_input_from_file
 
 
@@ -122,3 +126,24 @@ def test_a_fact_under_a_heading_that_narrows_it_keeps_the_heading():
         "Northern Ireland"
     ]
     assert condition_headings("How to claim > Claim by post", "You can claim by post.") == []
+
+
+def test_a_name_shortened_further_on_is_stated_in_full():
+    before = "The benefit cap limits the total amount of benefit you can get."
+    sentence = "If you're affected by the cap, you'll still get your Child Benefit."
+    assert shortened_name(sentence, before) == "benefit cap"
+    assert shortened_name("You pay it at the end of the tax year.", "Income Tax is due.") == ""
+    assert shortened_name("The benefit cap will not affect you.", before) == ""
+
+    [unit] = _units(corpus_units("child-benefit.json"), "If you're affected by the cap")
+    assert unit.text.startswith("benefit cap: If you're affected by the cap")
+    assert unit.evidence_quote.startswith("If you're affected by the cap")  # the page's words
+
+
+def test_a_sentence_pointing_back_to_a_list_or_an_earlier_figure_leans_back():
+    assert leans_back("No more payments will be made after that.")
+    assert leans_back("If you do not have these, you can call the helpline.")
+    assert leans_back("You may get it if you get one of the benefits above.")
+    assert leans_back("You do not need to pay the difference.")
+    assert not leans_back("Income above £100,000 is taxed at 45%.")
+    assert not leans_back("You can claim if you're aged 16 or over.")
