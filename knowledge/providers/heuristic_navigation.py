@@ -47,7 +47,9 @@ _POINTER = re.compile(
     r"video relay service|relay uk|text relay|(?:there's|there is) a separate guide|"
     r"has (?:more )?(?:information|guidance|advice) "
     r"(?:about|on)|\b(?:may|might|could)(?: also)? be able to get other (?:financial )?"
-    r"(?:help|support)\b|\bfind other ways\b|^there(?:'s|’s| is| are) (?:a )?(?:different|separate|other) (?:[\w-]+ ){0,2}"
+    r"(?:help|support)\b|\b(?:may|might|could)(?: also)? be (?:able to get|eligible for) other "
+    r"(?:benefits|(?:financial )?(?:help|support))(?: or (?:financial )?(?:help|support))?(?=\W*$)|"
+    r"\bfind other ways\b|^there(?:'s|’s| is| are) (?:a )?(?:different|separate|other) (?:[\w-]+ ){0,2}"
     r"(?:rules|guidance|ways|process|processes)\b(?! (?:are|is|apply)\b))\b",
     re.I,
 )

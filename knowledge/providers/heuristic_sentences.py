@@ -28,7 +28,10 @@ _QUALIFIES = re.compile(
     r"(?: not| usually| only| also| still| normally| generally)? (?:be |become )?"
     r"(?:eligible|entitled)\b|"
     r"\bto (?:be eligible|qualify)\b|\byou(?:'ll| will| may| might| could)?(?: not| also| only)? qualify\b|"
-    r"\bwho can (?:get|claim|apply)\b|\byou must be\b",
+    r"\bwho can (?:get|claim|apply)\b|\byou must be\b|"
+    # "To get Guardian's Allowance all of the following must apply:"
+    r"^\W*to (?:get|claim|receive)\b[^.;:]{0,60}\b(?:all|both|one|any|each) of the following "
+    r"(?:must|need to|has to|have to) (?:apply|be true)\b",
     re.I,
 )
 _ENTITLEMENT = re.compile(

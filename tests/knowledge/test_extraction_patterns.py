@@ -102,6 +102,9 @@ def test_a_bare_example_label_and_a_forms_notes_are_no_units():
     assert not _units(corpus_units("maternity-allowance.json"), "The form has notes")
     assert is_navigation("The form has notes to help you fill it in.")
     assert not is_navigation("The form must be signed by your employer.")
+    # a signpost to "other benefits" with nothing about which, or who gets them
+    assert is_navigation("If you get Universal Credit, you could be eligible for other benefits.")
+    assert not is_navigation("You could be eligible for other benefits if you care for someone.")
 
 
 def test_a_list_keeps_the_sentence_after_it_that_narrows_it():

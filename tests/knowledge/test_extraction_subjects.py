@@ -99,6 +99,8 @@ def test_a_presupposed_eligibility_is_not_typed_eligibility():
         ("You can claim if you're aged 16 or over.", "eligibility"),
         ("You can make a claim for Universal Credit if any of the following apply:", "eligibility"),
         ("You can make a claim online.", "rule"),
+        ("To get Guardian's Allowance all of the following must apply:", "eligibility"),
+        ("To claim, you must fill in form SSP1.", "rule"),
     ],
 )
 def test_a_sentence_is_typed_by_what_it_does(sentence, kind):
