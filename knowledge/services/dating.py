@@ -13,11 +13,13 @@ new text.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 
 from knowledge.domain.extraction import ValidityBasis
 from knowledge.models import Concept, PageSnapshot
+from knowledge.text.amounts import amount_text
 from knowledge.text.dates import counts_academic_years, hint_years, year_of_day
 
 # Uprating changes money amounts; a percentage, an age or a number of weeks is set by policy
@@ -84,11 +86,33 @@ def states_money(value_amount: Decimal | None, value_unit: str, figures: list[di
 
 
 def is_yearly_figure(
-    concept: Concept, value_amount: Decimal | None, value_unit: str, figures: list[dict] = ()
+    concept: Concept,
+    value_amount: Decimal | None,
+    value_unit: str,
+    figures: list[dict] = (),
+    text: str = "",
 ) -> bool:
     """A money figure of a concept set each year, as its value or as one of its statement's
-    other figures (a tax band's limits beside its rate)."""
-    return concept.yearly_figures and states_money(value_amount, value_unit, figures)
+    other figures (a tax band's limits beside its rate); not a fine or penalty the text names
+    as such, whatever concept it sits under: those are set until changed (a fee is not told
+    apart: a tuition fee's cap is set each academic year)."""
+    if not (concept.yearly_figures and states_money(value_amount, value_unit, figures)):
+        return False
+    return not (value_amount is not None and names_a_charge(text, value_amount))
+
+
+def names_a_charge(text: str, amount: Decimal) -> bool:
+    """The text names the amount a fine or a penalty ("a £50 fine", "a penalty of up to
+    £300")."""
+    printed = re.escape(amount_text(amount, "GBP"))
+    return bool(
+        re.search(
+            rf"{printed} (?:civil )?(?:fine|penalty)\b|"
+            rf"\b(?:fine|penalty) of (?:up to |at least )?{printed}(?![\d,])",
+            text,
+            re.I,
+        )
+    )
 
 
 def unit_dating(

@@ -89,7 +89,11 @@ def _dated(checked: Checked, proposal: UnitProposal, snapshot: PageSnapshot) -> 
         stated=(checked.valid_from, checked.valid_to),
         basis=proposal.validity_basis,
         yearly_figure=is_yearly_figure(
-            checked.concept, proposal.value_amount, proposal.value_unit or "", proposal.figures
+            checked.concept,
+            proposal.value_amount,
+            proposal.value_unit or "",
+            proposal.figures,
+            proposal.text,
         ),
         snapshot=snapshot,
         money_figure=states_money(

@@ -104,7 +104,7 @@ def _stale_as_current(day: dt.date) -> list[StaleUnit]:
         if found is not None:
             stale.append(found)
         elif not unit.valid_to and is_yearly_figure(
-            unit.concept, unit.value_amount, unit.value_unit, unit.figures
+            unit.concept, unit.value_amount, unit.value_unit, unit.figures, unit.text
         ):
             stated = f"valid from {unit.valid_from or '…'}, no end"
             stale.append(_stale(unit, YEARLY_OPEN, stated, None))

@@ -14,7 +14,12 @@ from knowledge.domain.extraction import ValidityBasis
 from knowledge.models import AtomicUnit, Concept, PageSnapshot
 from knowledge.providers import get_provider
 from knowledge.services import extract, ingest
-from knowledge.services.dating import basis_named, unit_confirmed_on
+from knowledge.services.dating import (
+    basis_named,
+    is_yearly_figure,
+    names_a_charge,
+    unit_confirmed_on,
+)
 from knowledge.services.taxonomy import taxonomy_load_file
 from knowledge.text.dates import hint_years
 
@@ -257,3 +262,16 @@ def test_a_standing_limit_seen_in_a_page_files_year_is_not_known_before_it(corpu
     for unit in units:
         assert unit.valid_to is None and unit.valid_from == dt.date(2024, 4, 6)
         assert unit.temporal_status_on(dt.date(2022, 10, 1)) == "upcoming"
+
+
+def test_a_fine_is_not_a_yearly_figure_whatever_its_concept():
+    """A £50 fine filed under a concept of weekly rates is set until changed, not uprated:
+    it stays open; the rate beside it does not."""
+    rates = Concept(taxonomy_id="esa.rates", name="ESA weekly rates", yearly_figures=True)
+    fine = "If you give wrong information you might have to pay a £50 fine."
+
+    assert not is_yearly_figure(rates, Decimal(50), "GBP", [], fine)
+    assert is_yearly_figure(rates, Decimal("90.50"), "GBP", [], "You'll get up to £90.50 a week.")
+    assert names_a_charge("You could get a penalty of up to £300.", Decimal(300))
+    assert not names_a_charge("You could get a penalty of up to £3,000.", Decimal(300))
+    assert not names_a_charge("Tuition fees are up to £9,250 a year.", Decimal(9250))
