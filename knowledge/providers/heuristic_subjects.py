@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from knowledge.text.amounts import find_amounts
 from knowledge.text.words import content_words
 
 # Title words that say what a page does rather than what it is about.
@@ -82,7 +83,13 @@ def names_subject(text: str, subject: str) -> bool:
     for acronym in _ACRONYM.findall(subject):
         if re.search(rf"\b{acronym}s?\b", text):
             return True
-    wanted = _significant(_ACRONYM.sub("", subject))
+    return _holds_most_words(text, _ACRONYM.sub("", subject))
+
+
+def _holds_most_words(text: str, words_of: str) -> bool:
+    """True when the text has most of the significant words of `words_of` (by their first
+    five letters: "claim" for "claiming"), or `words_of` has none."""
+    wanted = _significant(words_of)
     if not wanted:
         return True
     present = _significant(text)
@@ -145,12 +152,10 @@ def condition_headings(heading: str, text: str) -> list[str]:
 
 
 def _states(text: str, condition: str) -> bool:
-    figures = re.findall(r"£[\d,.]+|\d+(?:\.\d+)?%", condition)
-    if figures and all(figure in text for figure in figures):
+    figures = find_amounts(condition)
+    if figures and all(figure.printed in text for figure in figures):
         return True
-    wanted, present = _significant(condition), _significant(text)
-    found = sum(1 for word in wanted if any(have.startswith(word[:5]) for have in present))
-    return not wanted or found / len(wanted) >= _SHARE_NAMED
+    return _holds_most_words(text, condition)
 
 
 def shortened_name(sentence: str, before: str) -> str:

@@ -25,6 +25,10 @@ def page_input_from_file(name) -> PageInput:
     path = PAGES / name
     if not path.is_file():
         pytest.skip(f"real gov.uk corpus not found beside the project ({path})")
+    return page_input_from_path(path)
+
+
+def page_input_from_path(path: Path) -> PageInput:
     document = document_from_json(json.loads(path.read_text()), origin=path.name)
     parsed = parse_document(document)
     return PageInput(

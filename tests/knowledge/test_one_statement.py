@@ -3,7 +3,6 @@ stating several figures is one unit whose value is the figure it is about, the o
 with their roles; figures for different periods are separate units, each quoted by its own
 clause or cell; no two units of a page share one evidence quote."""
 
-import json
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -11,31 +10,18 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from knowledge.documents import document_from_json
-from knowledge.parsing import parse_document
-from knowledge.providers import PageInput
 from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.providers.heuristic_figures import figure_roles, main_figure, period_clauses
 from knowledge.text.amounts import find_amounts
 from knowledge.text.evidence import locate_quote
 from knowledge.text.normalise import normalise_inline
-from tests.knowledge.test_extraction_context import PAGES, corpus_units
+from tests.knowledge.test_extraction_context import PAGES, corpus_units, page_input_from_path
 
 FIXTURE_PAGES = Path(settings.BASE_DIR) / "fixtures" / "govuk"
 
 
 def page_units(path: Path):
-    document = document_from_json(json.loads(path.read_text()), origin=path.name)
-    parsed = parse_document(document)
-    page = PageInput(
-        document.title,
-        document.url,
-        document.document_type,
-        parsed.text,
-        parsed.sections,
-        document.period_hint,
-        document.public_updated_at,
-    )
+    page = page_input_from_path(path)
     return page, extract_proposals(page)
 
 
