@@ -77,6 +77,9 @@ class PageInput:
     sections: list[dict]
     period_hint: str
     public_updated_at: dt.datetime | None
+    # The page as received stops mid-sentence (a stored excerpt capped at a length): its last,
+    # unfinished sentence is not a fact.
+    cut_off: bool = False
 
 
 @dataclass(frozen=True)

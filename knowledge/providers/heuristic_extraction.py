@@ -43,7 +43,7 @@ from knowledge.providers.heuristic_lines import (
 )
 from knowledge.providers.heuristic_lines import cells as row_cells
 from knowledge.providers.heuristic_navigation import is_navigation
-from knowledge.providers.heuristic_proposals import ProposalMaker
+from knowledge.providers.heuristic_proposals import ProposalMaker, periods_shared
 from knowledge.providers.heuristic_sentences import (
     WORKED_EXAMPLE,
     is_eligibility,
@@ -74,6 +74,10 @@ _SELECTS = re.compile(
     r"\b(whichever|the (?:higher|highest|lower|lowest|greater|lesser) of)\b", re.I
 )
 _MAX_JOINED_ITEMS = 8
+_WHO_QUALIFIES = re.compile(r"\b(?:eligib\w*|who can (?:get|claim|apply)|who qualifies)\b", re.I)
+# A line that only says a worked example follows ("Example", "Example 2"): on a plain-text
+# page it stands where a heading would.
+_EXAMPLE_LINE = re.compile(r"^examples?(?: \d+)?:?$", re.I)
 
 
 def extract_proposals(page: PageInput) -> list[UnitProposal]:
@@ -81,10 +85,25 @@ def extract_proposals(page: PageInput) -> list[UnitProposal]:
     return _Extractor(page).run()
 
 
+_FINISHED = re.compile(r"[.!?:;)\"”’]\s*$")
+
+
+def finished_text(text: str) -> str:
+    """A cut-off page's text up to the end of its last finished sentence: "… at 20% when som"
+    loses "You automatically get tax relief at 20% when som". The quotes of what is kept are
+    the page's own words at the same offsets."""
+    text = text.rstrip()
+    if _FINISHED.search(text):
+        return text
+    line_start = text.rfind("\n") + 1
+    stop = max(text.rfind(mark, line_start) for mark in (". ", "! ", "? "))
+    return text[: stop + 1] if stop >= 0 else text[:line_start].rstrip()
+
+
 class _Extractor(ProposalMaker):
     def __init__(self, page: PageInput):
         self.page = page
-        self.text = page.text
+        self.text = finished_text(page.text) if page.cut_off else page.text
         self.lines = self._lines()
         self.proposals: list[UnitProposal] = []
         self.dates = PageDates(page)
@@ -122,6 +141,7 @@ class _Extractor(ProposalMaker):
             by_section[id(line.section)].append(line)
         for lines in by_section.values():
             self._section(lines)
+        periods_shared(self.proposals)
         return self.proposals
 
     # --- sections -------------------------------------------------------------------------
@@ -214,7 +234,16 @@ class _Extractor(ProposalMaker):
         every = len(with_figures) == len(items)
         # conditions with figures of their own: eligibility, no one figure its value
         conditions = states_conditions(lead_in.text) and len(with_figures) > 1 and not by_period
-        who = is_eligibility(lead_in.text) or (conditions and not is_rule(lead_in.text))
+        # conditions that hold together, in a part about who qualifies ("Eligibility > Your
+        # nationality or residency status: all of the following must apply. You must: …")
+        qualifying = joined and any(
+            _WHO_QUALIFIES.search(h) for h in lead_in.section["heading_path"]
+        )
+        who = (
+            is_eligibility(lead_in.text)
+            or (conditions and not is_rule(lead_in.text))
+            or (qualifying and not figures)
+        )
         kind = "eligibility" if who else "rule"
         typed = kind == "eligibility" or is_rule(lead_in.text)
         # one statement quoted whole: its figure's (a list with one), or a list of figures
@@ -355,7 +384,11 @@ class _Extractor(ProposalMaker):
     def _paragraph(self, line: Line) -> None:
         body = line.text[2:] if line.kind == "item" else ORDERED.sub("", line.text)
         offset = line.start + (len(line.text) - len(body))
-        if line.kind == "paragraph" and WORKED_EXAMPLE.match(body) and body[:1] in "Ee":
+        prior = self.lines[line.index - 1] if line.index else None
+        after_example_line = prior is not None and _EXAMPLE_LINE.match(prior.text.strip())
+        if line.kind == "paragraph" and (
+            after_example_line or (WORKED_EXAMPLE.match(body) and body[:1] in "Ee")
+        ):
             # A paragraph opened by "Example" works through one case: its figures are the
             # example's, not the rule's.
             self._add("example", (line.start, line.end), line, example=True)

@@ -71,6 +71,8 @@ _ANAPHOR = re.compile(
     # "… after that.", "If you do not have these,", "one of the benefits above.", "pay the
     # difference": what they point to is in an earlier sentence
     r"\bafter that\b|\b(?:these|those)(?=\s*[.,;:!?)]|\s*$)|\babove(?=\s*[.,;:)]|\s*$)|"
+    # "There's no Inheritance Tax to pay if you do this.": what "this" is, the sentence before
+    r"\b(?:do|does|did|doing|done) (?:this|that)\b|\bthis(?=\s*[.,;:!?)]|\s*$)|"
     r"\bthe difference\b(?! between)",
     re.I,
 )

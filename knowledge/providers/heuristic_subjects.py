@@ -79,11 +79,37 @@ def _significant(text: str) -> frozenset[str]:
 
 
 def names_subject(text: str, subject: str) -> bool:
-    """True when the text names the subject: its acronym, or most of its own words."""
+    """True when the text names the subject: its acronym, or most of its own words; a short
+    name's words together ("Housing Benefit" is not named by "social housing rent … including
+    benefits")."""
     for acronym in _ACRONYM.findall(subject):
         if re.search(rf"\b{acronym}s?\b", text):
             return True
-    return _holds_most_words(text, _ACRONYM.sub("", subject))
+    name = _ACRONYM.sub("", subject)
+    if len(_significant(name)) > _SHORT_NAME:
+        return _holds_most_words(text, name)
+    return _holds_words_together(text, name)
+
+
+# A name of up to this many significant words is named by them side by side.
+_SHORT_NAME = 2
+
+
+def _holds_words_together(text: str, words_of: str) -> bool:
+    """True when most significant words of `words_of` stand within a stretch of the text no
+    longer than the name plus two words (by their first five letters, as `_holds_most_words`)."""
+    wanted = sorted(_significant(words_of))
+    if not wanted:
+        return True
+    tokens = re.findall(r"[a-z]+|\d+", text.lower().replace("'", "").replace("’", ""))
+    needed = -(-len(wanted) * int(_SHARE_NAMED * 10) // 10)  # ceil(share × words)
+    span = len(wanted) + 2
+    for start in range(len(tokens)):
+        window = tokens[start : start + span]
+        found = sum(1 for word in wanted if any(t.startswith(word[:5]) for t in window))
+        if found >= needed:
+            return True
+    return False
 
 
 def _holds_most_words(text: str, words_of: str) -> bool:

@@ -67,10 +67,19 @@ def capture_day(snapshot: PageSnapshot) -> dt.date:
 
 def capture_year(*, text: str, period_hint: str, captured_on: dt.date) -> tuple[dt.date, dt.date]:
     """The year a capture's undated yearly figures belong to: the page file's figures period
-    when it names a year (the collector read it from the figures), else the tax year (academic
-    year, for a page that counts in them) of the capture day."""
+    when it names a year (the collector read it from the figures) and the capture is not
+    later than a year it names as the earliest ('2021-22-or-later'), else the tax year
+    (academic year, for a page that counts in them) of the capture day."""
     academic = counts_academic_years(text)
-    return hint_years(period_hint, academic=academic) or year_of_day(captured_on, academic=academic)
+    captured = year_of_day(captured_on, academic=academic)
+    hinted = hint_years(period_hint, academic=academic)
+    if hinted is None:
+        return captured
+    # '2021-22-or-later' bounds the figures' year from below; the capture bounds it from
+    # above and is the nearer: a figure still printed when captured held in that year.
+    if period_hint.endswith("-or-later") and captured[0] > hinted[0]:
+        return captured
+    return hinted
 
 
 def snapshot_capture_year(snapshot: PageSnapshot) -> tuple[dt.date, dt.date]:

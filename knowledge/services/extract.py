@@ -178,6 +178,12 @@ def run_context_pass(*, run: Run, provider) -> PageContext:
     return context
 
 
+def is_cut_off(raw: object) -> bool:
+    """True when the page as received says its text was capped mid-page (a stored excerpt's
+    `completeness`)."""
+    return isinstance(raw, dict) and raw.get("completeness") == "excerpt-truncated"
+
+
 def page_input(snapshot: PageSnapshot) -> PageInput:
     return PageInput(
         title=snapshot.raw.get("title") or snapshot.source.title,
@@ -187,6 +193,7 @@ def page_input(snapshot: PageSnapshot) -> PageInput:
         sections=snapshot.sections,
         period_hint=snapshot.period_hint,
         public_updated_at=snapshot.public_updated_at,
+        cut_off=is_cut_off(snapshot.raw),
     )
 
 

@@ -16,6 +16,7 @@ from knowledge.providers import get_provider
 from knowledge.services import extract, ingest
 from knowledge.services.dating import (
     basis_named,
+    capture_year,
     is_yearly_figure,
     names_a_charge,
     unit_confirmed_on,
@@ -220,6 +221,17 @@ def test_figures_periods_name_closed_years():
     assert hint_years("2024-25-or-later") == TAX_2024
     assert hint_years("2024-25", academic=True) == (dt.date(2024, 8, 1), dt.date(2025, 7, 31))
     assert hint_years("c2017-22") is None
+
+
+def test_a_figures_period_named_as_the_earliest_gives_way_to_a_later_capture():
+    def year(hint, day):
+        return capture_year(text="£5,000 a year", period_hint=hint, captured_on=day)
+
+    tax_2021 = (dt.date(2021, 4, 6), dt.date(2022, 4, 5))
+    assert year("2021-22-or-later", CAPTURED) == TAX_2024
+    assert year("2021-22-or-later", dt.date(2021, 9, 1)) == tax_2021
+    assert year("2021-22", CAPTURED) == tax_2021  # a closed year is the figures' own
+    assert year("undated", CAPTURED) == TAX_2024
 
 
 def test_old_basis_strings_read_as_the_four_bases():

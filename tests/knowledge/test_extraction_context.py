@@ -16,6 +16,7 @@ from knowledge.providers.heuristic import HeuristicProvider
 from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import is_fragment
+from knowledge.services.extract import is_cut_off
 from knowledge.text.evidence import locate_quote
 
 PAGES = Path(settings.BASE_DIR).parent / "shared" / "corpus" / "govuk" / "pages"
@@ -39,6 +40,7 @@ def page_input_from_path(path: Path) -> PageInput:
         parsed.sections,
         document.period_hint,
         document.public_updated_at,
+        is_cut_off(document.raw),
     )
 
 

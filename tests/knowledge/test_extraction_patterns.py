@@ -6,11 +6,13 @@ that narrows it; a heading that narrows where or for whom ("If you live in Scotl
 the facts under it."""
 
 from knowledge.parsing import linearise_row
+from knowledge.providers.heuristic_extraction import finished_text
 from knowledge.providers.heuristic_lines import with_row_years
 from knowledge.providers.heuristic_navigation import is_navigation
 from knowledge.providers.heuristic_sentences import leans_back, qualifies_before, states_conditions
 from knowledge.providers.heuristic_subjects import (
     condition_headings,
+    names_subject,
     shortened_name,
     shortens_a_name,
 )
@@ -150,3 +152,47 @@ def test_a_sentence_pointing_back_to_a_list_or_an_earlier_figure_leans_back():
     assert leans_back("You do not need to pay the difference.")
     assert not leans_back("Income above £100,000 is taxed at 45%.")
     assert not leans_back("You can claim if you're aged 16 or over.")
+
+
+def test_a_cut_off_page_loses_its_unfinished_last_sentence_only():
+    name = "tax-on-your-private-pension--pension-tax-relief--undated-earlier.json"
+    page = page_input_from_file(name)
+    assert page.cut_off and page.text.endswith("at 20% when som")
+    texts = [unit.text for unit in corpus_units(name)]
+    assert not [text for text in texts if "when som" in text]
+    assert [text for text in texts if "You can't claim tax relief if your pension provider" in text]
+
+    assert finished_text("A rule.\nYou get 20% when som") == "A rule."
+    assert finished_text("A rule.\nThis is one. If it is, the calcul") == "A rule.\nThis is one."
+    assert finished_text("A rule.\nA whole one.") == "A rule.\nA whole one."
+
+
+def test_a_short_name_is_named_by_its_words_together_not_scattered():
+    text = "Council rent: How much you get depends on your income, including benefits"
+    assert not names_subject(f"social housing {text}", "Housing Benefit")
+    assert names_subject("You can get Housing Benefit to help pay your rent", "Housing Benefit")
+    assert names_subject("You may get UC if you're on a low income", "Universal Credit (UC)")
+    units = _units(corpus_units("housing-benefit.json"), "How much you get depends on")
+    assert units and all(unit.text.startswith("Housing Benefit > ") for unit in units)
+
+
+def test_a_sentence_saying_do_this_leans_back():
+    assert leans_back("There's no Inheritance Tax to pay if you do this.")
+    assert leans_back("You can apply for this.")
+    assert not leans_back("You can apply online.")
+
+
+def test_a_paragraph_after_an_example_line_is_an_example():
+    units = _units(corpus_units("national-minimum-wage-rates.json"), "An apprentice aged 21")
+    assert units and all(unit.unit_type == "example" for unit in units)
+
+
+def test_conditions_that_hold_together_under_an_eligibility_heading_say_who_qualifies():
+    [unit] = _units(corpus_units("advanced-learner-loan.json"), "be living in the UK on the first")
+    assert unit.unit_type == "eligibility"
+
+
+def test_a_figure_printed_with_its_period_elsewhere_on_the_page_keeps_it():
+    units = corpus_units("child-benefit--what-youll-get--2024-25.json")
+    [unit] = _units(units, "you'll get £16.95 a week for each child")
+    assert unit.value_period == "week"
