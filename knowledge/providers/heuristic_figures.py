@@ -219,6 +219,10 @@ def figures_in(text: str) -> list[Figure]:
     return figure_roles(text, distinct(find_amounts(text)))
 
 
+# The period of a figure whose statement says "one-off".
+ONE_OFF = "one_off"
+
+
 def statement(
     text: str, figures: list[Figure], heads: list[str] | None, fallbacks: tuple[str, ...]
 ) -> tuple[Amount, str, list[dict], str]:
@@ -230,7 +234,7 @@ def statement(
     period = main_period(text, amount, *fallbacks)
     text = with_period(text, amount.printed, period)
     if not period and amount.unit != "percent" and "one-off" in text:
-        period = "one_off"
+        period = ONE_OFF
     return amount, period, other_figures(text, figures, main, heads), text
 
 

@@ -5,9 +5,10 @@ page, each unit dated by PageDates and stated after its page's subject."""
 from __future__ import annotations
 
 from collections import defaultdict
+from decimal import Decimal
 
 from knowledge.domain.extraction import UnitProposal
-from knowledge.providers.heuristic_figures import Figure, statement
+from knowledge.providers.heuristic_figures import ONE_OFF, Figure, statement
 from knowledge.providers.heuristic_lines import Line, own_quote, quote_key
 from knowledge.providers.heuristic_subjects import with_subject
 from knowledge.text.amounts import amount_text, period_in, with_period
@@ -16,20 +17,16 @@ from knowledge.text.amounts import amount_text, period_in, with_period
 def periods_shared(proposals: list[UnitProposal]) -> None:
     """A money figure the page states with no period takes the one its other statements give
     it, when they agree: "you'll get £16.95 for each child" below a rates table whose
-    "Rate (weekly)" column holds £16.95 is £16.95 a week."""
-    periods: dict[tuple, set[str]] = defaultdict(set)
-    for proposal in proposals:
-        if proposal.value_unit == "GBP" and proposal.value_period:
-            periods[(proposal.value_amount, proposal.value_unit)].add(proposal.value_period)
-    for proposal in proposals:
-        if (
-            proposal.value_unit != "GBP"
-            or proposal.value_period
-            or proposal.unit_type != "threshold"
-        ):
-            continue
-        given = periods.get((proposal.value_amount, proposal.value_unit), set())
-        if len(given) == 1:
+    "Rate (weekly)" column holds £16.95 is £16.95 a week. Only a recurring period is shared:
+    "one-off" is read from the word anywhere in a statement, not from the figure."""
+    periods: dict[Decimal, set[str]] = defaultdict(set)
+    money = [proposal for proposal in proposals if proposal.value_unit == "GBP"]
+    for proposal in money:
+        if proposal.value_period and proposal.value_period != ONE_OFF:
+            periods[proposal.value_amount].add(proposal.value_period)
+    for proposal in money:
+        given = periods.get(proposal.value_amount, set())
+        if proposal.unit_type == "threshold" and not proposal.value_period and len(given) == 1:
             proposal.value_period = next(iter(given))
             printed = amount_text(proposal.value_amount, proposal.value_unit)
             proposal.text = with_period(proposal.text, printed, proposal.value_period)

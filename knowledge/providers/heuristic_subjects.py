@@ -91,25 +91,20 @@ def names_subject(text: str, subject: str) -> bool:
     return _holds_words_together(text, name)
 
 
-# A name of up to this many significant words is named by them side by side.
+# A name of up to this many significant words is named only by all of them side by side.
 _SHORT_NAME = 2
 
 
 def _holds_words_together(text: str, words_of: str) -> bool:
-    """True when most significant words of `words_of` stand within a stretch of the text no
+    """True when every significant word of `words_of` stands within a stretch of the text no
     longer than the name plus two words (by their first five letters, as `_holds_most_words`)."""
-    wanted = sorted(_significant(words_of))
-    if not wanted:
-        return True
+    wanted = _significant(words_of)
     tokens = re.findall(r"[a-z]+|\d+", text.lower().replace("'", "").replace("’", ""))
-    needed = -(-len(wanted) * int(_SHARE_NAMED * 10) // 10)  # ceil(share × words)
     span = len(wanted) + 2
-    for start in range(len(tokens)):
-        window = tokens[start : start + span]
-        found = sum(1 for word in wanted if any(t.startswith(word[:5]) for t in window))
-        if found >= needed:
-            return True
-    return False
+    return not wanted or any(
+        all(any(t.startswith(word[:5]) for t in tokens[start : start + span]) for word in wanted)
+        for start in range(len(tokens))
+    )
 
 
 def _holds_most_words(text: str, words_of: str) -> bool:

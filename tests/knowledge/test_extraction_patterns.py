@@ -196,3 +196,8 @@ def test_a_figure_printed_with_its_period_elsewhere_on_the_page_keeps_it():
     units = corpus_units("child-benefit--what-youll-get--2024-25.json")
     [unit] = _units(units, "you'll get £16.95 a week for each child")
     assert unit.value_period == "week"
+
+    # "one-off" is read from a statement's words, not its figure: a stray "one-off payments"
+    # item makes one £6,000 unit one-off, and the other £6,000 units stay without a period
+    units = _units(corpus_units("employment-support-allowance.json"), "£6,000 or more")
+    assert [unit.value_period for unit in units if "one-off" not in unit.text] == [None, None]
