@@ -24,6 +24,9 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
     DOMAIN_EXPERT: [
         *_VIEW_KNOWLEDGE,
         "knowledge.signoff_atomicunit",
+        # Correct a unit's facts (text, type, value, dates, quote, concept) through the unit
+        # editor's audited service; editors may move units but not change their facts.
+        "knowledge.change_atomicunit",
         "curation.view_supersedingcandidate",
         "curation.decide_supersedingcandidate",
         "curation.view_detectionrun",

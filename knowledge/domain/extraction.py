@@ -30,6 +30,7 @@ class ValidityBasis(StrEnum):
     # it holds for the tax (or academic) year its page was captured in, extended by each newer
     # capture that still prints it
     OPEN = "open"  # a rule or standing limit not tied to a year: open until superseded
+    EXPERT = "set by an expert"  # an expert corrected the dates (curation's unit editor)
 
 
 @dataclass

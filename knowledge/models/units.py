@@ -150,6 +150,16 @@ class AtomicUnit(TimestampedModel):
     deleted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # An expert's correction (curation.services.units): who made the last one and when, and
+    # the machine's own version of the unit as it was before the first, so that the screens
+    # show what the expert changed and later runs of the machine know whose word stands.
+    corrected_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    corrected_at = models.DateTimeField(null=True, blank=True)
+    machine_version = models.JSONField(
+        default=dict, blank=True, help_text="The machine's fields before the first correction"
+    )
 
     objects = AtomicUnitQuerySet.as_manager()
 
