@@ -62,6 +62,7 @@ class DedupReport:
     quote_groups: list[MergedGroup] = field(default_factory=list)  # one quote, one unit
     quotes_narrowed: int = 0  # quotes of figures for different periods, each now its clause's
     quotes_left_for_periods: int = 0  # such quotes no clause tells apart
+    left_for_experts: int = 0  # groups holding two experts' corrections: theirs to join
 
     @property
     def units_removed(self) -> int:
@@ -112,6 +113,9 @@ def _concept_dedup(concept: Concept, *, threshold: float, user, report: DedupRep
     free = [unit for unit in units if unit.superseded_by_id is None and not unit.replaces]
     report.skipped_in_chains += len(units) - len(free)
     for group in _duplicate_groups(free, threshold=threshold):
+        if _corrections_in(group) > 1:
+            report.left_for_experts += 1
+            continue
         report.groups.append(_merge(concept, group, user=user))
 
 
@@ -146,8 +150,20 @@ def _same_statement(a: AtomicUnit, b: AtomicUnit) -> bool:
     )
 
 
+def _corrections_in(group: list[AtomicUnit]) -> int:
+    return sum(unit.corrected_at is not None for unit in group)
+
+
+def _reviewed(unit: AtomicUnit) -> bool:
+    """An expert corrected or signed it off: the unit a merge keeps, as the expert left it."""
+    return unit.corrected_at is not None or unit.review_status == AtomicUnit.ReviewStatus.APPROVED
+
+
 def _keeper(group: list[AtomicUnit]) -> AtomicUnit:
-    return max(group, key=lambda u: (u.evidence_verified, snapshot_recency(u.snapshot), -u.pk))
+    return max(
+        group,
+        key=lambda u: (_reviewed(u), u.evidence_verified, snapshot_recency(u.snapshot), -u.pk),
+    )
 
 
 def _merge(concept: Concept, group: list[AtomicUnit], *, user) -> MergedGroup:
@@ -226,6 +242,9 @@ def _shared_quotes_merge(*, concept_id: int | None, user, report: DedupReport) -
     for group in shared_quote_groups(units):
         if concept_id is not None and all(u.concept_id != concept_id for u in group):
             continue
+        if _corrections_in(group) > 1:
+            report.left_for_experts += 1
+            continue
         # the periods its figures are stated for (an open unit beside a dated one is an
         # older extraction's dating, not another period)
         valued = [u for u in group if u.value_amount is not None and (u.valid_from or u.valid_to)]
@@ -263,6 +282,8 @@ def _clauses_quote(group: list[AtomicUnit], *, user, report: DedupReport) -> boo
     units then sharing a quote and a period merge. False, changing nothing, otherwise."""
     spans = {u.pk: _own_clause(u) for u in group if u.value_amount is not None}
     if None in spans.values() or not all(u.evidence_verified for u in group):
+        return False
+    if _corrections_in(group):  # an expert chose that quote
         return False
     quoted: dict[str, set] = defaultdict(set)
     for unit in group:
@@ -310,6 +331,7 @@ def _statement_keeper(group: list[AtomicUnit]) -> AtomicUnit:
     return max(
         group,
         key=lambda u: (
+            _reviewed(u),
             states_main(u),
             u.value_amount is not None,
             u.evidence_verified,
@@ -362,8 +384,9 @@ def _quote_merge(group: list[AtomicUnit], *, user) -> MergedGroup:
     for unit in removed:
         unit.deleted_at, unit.deleted_by, unit.ordinal = now, user, None
         unit.save(update_fields=["deleted_at", "deleted_by", "ordinal", "updated_at"])
-    kept.figures = _merged_figures(kept, removed)
-    kept.save(update_fields=["figures", "updated_at"])
+    if kept.corrected_at is None:  # an expert's figures stand as they left them
+        kept.figures = _merged_figures(kept, removed)
+        kept.save(update_fields=["figures", "updated_at"])
     renumbered = [
         pk for concept in concepts for pk in concept_ordinals_renumber(concept_id=concept)
     ]

@@ -93,3 +93,29 @@ def test_the_command_reports_dry_runs_and_refuses_unknown_concepts(editor, tmp_p
     assert "1 duplicates removed" in capsys.readouterr().out
     with pytest.raises(CommandError, match="no concept"):
         call_command("dedup_units", concept="no.such")
+
+
+def test_a_merge_keeps_the_experts_corrected_unit_as_they_left_it(editor, expert):
+    from curation.services.units import unit_correct
+
+    concept = ConceptFactory()
+    first, second = (_on_page(concept, f"https://www.gov.uk/isa-{n}") for n in range(2))
+    unit_correct(unit_id=second.pk, user=expert, unit_type="threshold")
+    # the correction made them differ in type; the machine's duplicate of the same type merges
+    AtomicUnit.objects.filter(pk=first.pk).update(unit_type="threshold")
+    report = units_dedup(user=editor)
+    kept = AtomicUnit.objects.get(pk=second.pk)
+    assert report.units_removed == 1 and kept.deleted_at is None
+    assert (kept.corrected_by, kept.unit_type) == (expert, "threshold")
+    assert AtomicUnit.objects.get(pk=first.pk).deleted_at is not None
+
+
+def test_two_experts_corrections_of_one_statement_are_left_to_them(editor, expert):
+    from curation.services.units import unit_correct
+
+    concept = ConceptFactory()
+    units = [_on_page(concept, f"https://www.gov.uk/isa-{n}") for n in range(2)]
+    for unit in units:
+        unit_correct(unit_id=unit.pk, user=expert, validity_basis="set by an expert")
+    report = units_dedup(user=editor)
+    assert report.units_removed == 0 and report.left_for_experts == 1

@@ -49,7 +49,8 @@ class Command(BaseCommand):
             "(in a superseding chain); "
             f"{len(report.quote_groups)} shared evidence quotes merged into one unit each, "
             f"{report.quotes_narrowed} of figures for different periods quoted by their own "
-            f"clause, {report.quotes_left_for_periods} left (extract the page again)"
+            f"clause, {report.quotes_left_for_periods} left (extract the page again); "
+            f"{report.left_for_experts} groups holding two experts' corrections left to them"
         )
         if json:
             payload = {

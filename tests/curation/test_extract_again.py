@@ -1,0 +1,112 @@
+"""Extraction again over pages read before: experts' work stays as they left it, machine units
+found again keep their id and place, those no longer found are retired (audited)."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from curation.models import AuditEvent
+from curation.services.audit import audit_revert
+from curation.services.taxonomy import units_move
+from curation.services.units import unit_correct
+from knowledge.models import AtomicUnit, ExtractionRun
+from knowledge.services import extract
+from tests.knowledge.test_extract import ScriptedProvider, unit
+from tests.knowledge.test_extract import isa_page as isa_page  # the fixture
+
+pytestmark = pytest.mark.django_db
+
+ALLOWANCE = {"evidence_quote": "you can save up to £20,000 in one account"}
+LIFETIME = {
+    "unit_type": "rule",
+    "text": "You can have one Lifetime ISA.",
+    "concept_id": "isa.lifetime.rules",
+    "evidence_quote": "You’re allowed one Lifetime ISA.",
+    "value_amount": None,
+    "value_unit": None,
+    "value_period": None,
+}
+
+
+def first_run(page, *proposals):
+    return extract.snapshot_extract(snapshot_id=page.pk, provider=ScriptedProvider(list(proposals)))
+
+
+def again(page, *proposals, job=1):
+    provider = ScriptedProvider(list(proposals))
+    return extract.snapshot_extract(snapshot_id=page.pk, provider=provider, again_in_job=job)
+
+
+def living(page):
+    return list(AtomicUnit.objects.alive().filter(snapshot=page).order_by("pk"))
+
+
+def test_a_corrected_unit_stays_and_the_new_finding_on_its_quote_is_a_sighting(isa_page, expert):
+    first_run(isa_page, unit(**ALLOWANCE), unit(**LIFETIME))
+    allowance = AtomicUnit.objects.get(concept__taxonomy_id="isa.annual_allowance")
+    unit_correct(unit_id=allowance.pk, user=expert, valid_from="2025-04-06", valid_to="2026-04-05")
+    run = again(isa_page, unit(**ALLOWANCE, text="Save up to £20,000 each tax year."))
+    kept = AtomicUnit.objects.get(pk=allowance.pk)
+    assert (kept.text, str(kept.valid_to)) == (
+        "You can save up to £20,000 a tax year.",
+        "2026-04-05",
+    )
+    assert kept.deleted_at is None and kept.corrected_by == expert
+    assert [u.pk for u in living(isa_page)] == [allowance.pk]  # nothing beside it
+    assert list(run.summary["kept_for_experts"]) == [str(allowance.pk)]
+    lifetime = AtomicUnit.objects.get(concept__taxonomy_id="isa.lifetime.rules")
+    assert lifetime.deleted_at is not None and run.summary["retired"] == [lifetime.pk]
+    event = AuditEvent.objects.get(action="extraction.retire")
+    assert event.actor is None and str(lifetime.pk) in event.summary
+    audit_revert(event_id=event.pk, user=expert, permission="knowledge.change_atomicunit")
+    assert AtomicUnit.objects.get(pk=lifetime.pk).deleted_at is None
+
+
+def test_a_machine_unit_found_again_keeps_its_id_and_an_editors_move(isa_page, editor):
+    first_run(isa_page, unit(**ALLOWANCE), unit(**LIFETIME))
+    lifetime = AtomicUnit.objects.get(concept__taxonomy_id="isa.lifetime.rules")
+    allowance_concept = AtomicUnit.objects.get(pk__lt=lifetime.pk).concept
+    units_move(unit_ids=[lifetime.pk], concept_id=allowance_concept.pk, user=editor)
+    run = again(isa_page, unit(**ALLOWANCE), unit(**LIFETIME))
+    assert [u.pk for u in living(isa_page)] == sorted([lifetime.pk, lifetime.pk - 1])
+    assert AtomicUnit.objects.get(pk=lifetime.pk).concept == allowance_concept
+    assert run.summary["found_again"] == 2 and run.summary["retired"] == []
+    assert run.units_made == 0
+
+
+def test_a_signed_off_unit_no_longer_found_is_not_retired(isa_page, expert):
+    from curation.services.signoff import unit_signoff
+
+    first_run(isa_page, unit(**ALLOWANCE), unit(**LIFETIME))
+    lifetime = AtomicUnit.objects.get(concept__taxonomy_id="isa.lifetime.rules")
+    unit_signoff(unit_id=lifetime.pk, user=expert)
+    run = again(isa_page, unit(**ALLOWANCE))
+    assert lifetime.pk in [u.pk for u in living(isa_page)] and run.summary["retired"] == []
+
+
+def test_extraction_again_is_idempotent_within_its_job(isa_page):
+    first_run(isa_page, unit(**ALLOWANCE))
+    run = again(isa_page, unit(**ALLOWANCE, text="Save up to £20,000 each tax year."), job=7)
+    same = again(isa_page, unit(**ALLOWANCE, text="Something else entirely."), job=7)
+    assert same.pk == run.pk and [u.text for u in living(isa_page)] == [
+        "Save up to £20,000 each tax year."
+    ]
+    assert ExtractionRun.objects.filter(snapshot=isa_page).count() == 2
+
+
+def test_the_command_extracts_again_and_reports_what_it_kept_and_retired(
+    isa_page, expert, monkeypatch
+):
+    first_run(isa_page, unit(**ALLOWANCE), unit(**LIFETIME))
+    allowance = AtomicUnit.objects.get(concept__taxonomy_id="isa.annual_allowance")
+    unit_correct(unit_id=allowance.pk, user=expert, unit_type="rule")
+    provider = ScriptedProvider([unit(**ALLOWANCE, text="A newer reading of the allowance.")])
+    monkeypatch.setattr("knowledge.management.commands.extract.get_provider", lambda _: provider)
+    monkeypatch.setattr("knowledge.services.extract.get_provider", lambda _=None: provider)
+    out = StringIO()
+    call_command("extract", "--all", "--again", "--quiet-progress", stdout=out)
+    assert "again over earlier runs" in out.getvalue()
+    assert "1 experts' units kept as they left them" in out.getvalue()
+    assert "1 machine units no longer found retired" in out.getvalue()
+    assert [u.pk for u in living(isa_page)] == [allowance.pk]
