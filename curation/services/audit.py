@@ -29,6 +29,7 @@ from knowledge.models import (
     Concept,
     ConceptAlias,
     ExtractionItem,
+    ExtractionRun,
     GlossaryTerm,
     LifeEvent,
     QualityFlag,
@@ -38,6 +39,7 @@ from knowledge.models import (
 RECORD_KINDS: dict[str, type[models.Model]] = {
     "unit": AtomicUnit,
     "item": ExtractionItem,
+    "run": ExtractionRun,
     "flag": QualityFlag,
     "sighting": UnitSighting,
     "candidate": SupersedingCandidate,

@@ -104,6 +104,11 @@ class ExtractionRun(models.Model):
     cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     error = models.TextField(blank=True)
     timings = models.JSONField(default=dict, blank=True)
+    summary = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Extraction again: units found again, kept for experts, retired",
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

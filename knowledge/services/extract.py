@@ -47,6 +47,7 @@ from knowledge.services.proposals import (
     fingerprint,
     validate_proposal,
 )
+from knowledge.services.reextract import again_version, proposals_store_again
 
 Run = ExtractionRun
 
@@ -60,13 +61,19 @@ class ExtractionFailed(Exception):
 # --- runs and jobs --------------------------------------------------------------------------
 
 
-def extraction_job_create(*, snapshot_ids: list[int], provider: str, created_by: str = ""):
+def extraction_job_create(
+    *, snapshot_ids: list[int], provider: str, created_by: str = "", again: bool = False
+):
+    """A job over the snapshots, with a run for each not extracted yet by this provider and
+    prompt version; `again`: a new run for each, even where one exists (see reextract)."""
     if not snapshot_ids:
         raise ValueError("nothing to extract: no snapshots selected")
     job = ExtractionJob.objects.create(
         provider=provider, total=len(snapshot_ids), created_by=created_by
     )
     version = get_provider(provider).prompt_version
+    if again:
+        version = again_version(version, job.pk)
     for snapshot_id in snapshot_ids:
         run, _ = Run.objects.get_or_create(
             snapshot_id=snapshot_id,
@@ -115,15 +122,20 @@ def snapshot_run_claim(*, snapshot_id: int, provider_name: str, prompt_version: 
     return Run.objects.get(pk=run.pk) if claimed else None
 
 
-def snapshot_extract(*, snapshot_id: int, provider=None) -> Run:
-    """Both passes for one snapshot. Returns the run (existing one when already done)."""
+def snapshot_extract(*, snapshot_id: int, provider=None, again_in_job: int | None = None) -> Run:
+    """Both passes for one snapshot. Returns the run (existing one when already done).
+    `again_in_job`: extract again as part of that job (knowledge.services.reextract), even
+    where the page has a run of this provider and prompt version."""
     provider = provider or get_provider()
+    version = provider.prompt_version
+    if again_in_job is not None:
+        version = again_version(version, again_in_job)
 
     def passes(run: Run) -> None:
         run_context_pass(run=run, provider=provider)
-        run_units_pass(run=run, provider=provider)
+        run_units_pass(run=run, provider=provider, again=again_in_job is not None)
 
-    return _run_once(snapshot_id, provider, provider.prompt_version, passes)
+    return _run_once(snapshot_id, provider, version, passes)
 
 
 def _run_once(snapshot_id: int, provider, version: str, passes) -> Run:
@@ -235,7 +247,7 @@ def model_prices(model: str) -> dict:
 # --- pass 2 -------------------------------------------------------------------------------
 
 
-def run_units_pass(*, run: Run, provider) -> Run:
+def run_units_pass(*, run: Run, provider, again: bool = False) -> Run:
     started = time.perf_counter()
     snapshot = run.snapshot
     context = PageContext.model_validate(run.context)
@@ -247,10 +259,9 @@ def run_units_pass(*, run: Run, provider) -> Run:
     )
     _add_usage(run, usage)
     checked = [validate_proposal(proposal, snapshot=snapshot) for proposal in proposals]
+    store = proposals_store_again if again else checked_proposals_store
     with transaction.atomic():
-        units = checked_proposals_store(
-            run=run, snapshot=snapshot, proposals=proposals, checked=checked
-        )
+        units = store(run=run, snapshot=snapshot, proposals=proposals, checked=checked)
         _flag_older_snapshots(snapshot)
         if snapshot.source.current_snapshot_id != snapshot.pk:
             # Units of an earlier version, extracted after a newer one became current, are

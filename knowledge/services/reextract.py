@@ -1,0 +1,145 @@
+"""Extraction again over a page the machine has read already (after an extractor upgrade):
+what the new run finds replaces what the machine found before, and never what an expert did.
+
+- A unit an expert touched (corrected, signed off, entered by hand, or decided in a
+  superseding pair) stays as the expert left it. A new finding whose quote is the same as or
+  overlaps an expert's unit is not added beside it: it is counted as a sighting of that unit
+  in the run's summary.
+- A machine unit the new run finds again (same statement) stays, with its id, history and
+  place: so does one an editor moved to another concept.
+- A machine unit of the same provider that the new run no longer finds, and no expert
+  touched, is retired (taken out of the knowledge base, kept for audit): listed in the run's
+  summary and reported through `knowledge.signals.units_retired` for the audit trail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from django.db.models import Q
+from django.utils import timezone
+
+from knowledge.models import AtomicUnit, Concept, ExtractionItem, ExtractionRun, PageSnapshot
+from knowledge.providers import UnitProposal
+from knowledge.services.proposals import checked_proposals_store, fingerprint
+from knowledge.services.units import concept_ordinals_renumber
+from knowledge.signals import units_retired
+
+RETIREMENT_FIELDS = ("deleted_at", "ordinal")
+EXPERT_TOUCHED = (
+    Q(review_status=AtomicUnit.ReviewStatus.APPROVED)
+    | Q(corrected_at__isnull=False)
+    | Q(provider=AtomicUnit.Provider.MANUAL)
+    | Q(superseded_by__isnull=False)
+    | Q(supersedes__isnull=False)
+)
+
+
+def again_version(prompt_version: str, job_id: int) -> str:
+    """The run's version for extraction again within one job: a new run per job (so the
+    job's task is idempotent), beside the page's earlier runs."""
+    return f"{prompt_version}+again{job_id}"[:32]
+
+
+def proposals_store_again(
+    *, run: ExtractionRun, snapshot: PageSnapshot, proposals: list[UnitProposal], checked
+) -> dict[int, AtomicUnit]:
+    """Store what the new run found on `snapshot` as the module says; the run's `summary`
+    records what was kept for experts and what was retired. Call inside a transaction."""
+    living = list(AtomicUnit.objects.alive().filter(snapshot=snapshot).select_for_update())
+    touched = set(
+        AtomicUnit.objects.filter(pk__in=[u.pk for u in living])
+        .filter(EXPERT_TOUCHED)
+        .values_list("pk", flat=True)
+    )
+    by_statement = {unit.fingerprint: unit for unit in living}
+    open_items = set(
+        ExtractionItem.objects.filter(
+            snapshot=snapshot, status=ExtractionItem.Status.OPEN
+        ).values_list("proposal__text", flat=True)
+    )
+    found_again, sightings, keep = set(), {}, []
+    for index, (proposal, check) in enumerate(zip(proposals, checked, strict=True)):
+        if check.kind:
+            if proposal.text not in open_items:  # on the triage list already
+                keep.append(index)
+            continue
+        held = by_statement.get(fingerprint(proposal.text))
+        if held is not None:
+            found_again.add(held.pk)
+            continue
+        expert = _overlapping(living, touched, check.start, check.end)
+        if expert is not None:
+            sightings.setdefault(expert.pk, []).append([check.start, check.end])
+            continue
+        keep.append(index)
+    retired = _retire(
+        [
+            unit
+            for unit in living
+            if unit.pk not in touched
+            and unit.pk not in found_again
+            and unit.provider == run.provider
+        ],
+        run=run,
+    )
+    kept_proposals, kept_checks = _kept(proposals, checked, keep)
+    units = checked_proposals_store(
+        run=run, snapshot=snapshot, proposals=kept_proposals, checked=kept_checks
+    )
+    run.summary = {
+        "again": True,
+        "found_again": len(found_again),
+        "kept_for_experts": {str(pk): spans for pk, spans in sorted(sightings.items())},
+        "retired": retired,
+    }
+    return units
+
+
+def _overlapping(living, touched: set[int], start: int, end: int) -> AtomicUnit | None:
+    return next(
+        (
+            unit
+            for unit in living
+            if unit.pk in touched and unit.evidence_start < end and start < unit.evidence_end
+        ),
+        None,
+    )
+
+
+def _kept(proposals: list[UnitProposal], checked, keep: list[int]):
+    """The kept proposals with their example links renumbered (a link to a proposal that was
+    not kept is dropped)."""
+    renumbered = {old: new for new, old in enumerate(keep)}
+    kept = [
+        dataclasses.replace(proposals[i], example_of=renumbered.get(proposals[i].example_of))
+        for i in keep
+    ]
+    return kept, [checked[i] for i in keep]
+
+
+def _retire(units: list[AtomicUnit], *, run: ExtractionRun) -> list[int]:
+    if not units:
+        return []
+    now = timezone.now()
+    concepts = {unit.concept_id for unit in units}
+    list(Concept.objects.select_for_update().filter(pk__in=concepts).order_by("pk"))  # lock
+    siblings = AtomicUnit.objects.alive().filter(concept_id__in=concepts)
+    before = {str(u.pk): {"deleted_at": None, "ordinal": u.ordinal} for u in siblings}
+    for unit in units:
+        unit.deleted_at, unit.ordinal, unit.updated_at = now, None, now
+    AtomicUnit.objects.bulk_update(units, ["deleted_at", "ordinal", "updated_at"])
+    renumbered = {}
+    for concept_id in sorted(concepts):
+        renumbered.update(concept_ordinals_renumber(concept_id=concept_id))
+    after = {str(u.pk): {"deleted_at": now.isoformat(), "ordinal": None} for u in units}
+    after.update(
+        {str(pk): {"deleted_at": None, "ordinal": new} for pk, (_, new) in renumbered.items()}
+    )
+    units_retired.send(
+        sender=ExtractionRun,
+        run_id=run.pk,
+        before={"unit": {pk: before[pk] for pk in after}},
+        after={"unit": after},
+    )
+    return sorted(unit.pk for unit in units)
