@@ -59,7 +59,7 @@ def concept_units(*, concept: Concept) -> QuerySet[AtomicUnit]:
     return (
         AtomicUnit.objects.alive()
         .filter(concept=concept)
-        .select_related("source", "superseded_by")
+        .select_related("source", "superseded_by", "corrected_by")
         .order_by("ordinal", "pk")
     )
 

@@ -167,3 +167,18 @@ def _last_event_id() -> int:
     from curation.models import AuditEvent
 
     return AuditEvent.objects.filter(action="correction.unit").latest("created_at").pk
+
+
+def test_the_concept_audit_and_review_screens_link_experts_to_the_editor(
+    client, expert, editor, unit
+):
+    from curation.services.units import unit_correct
+
+    unit_correct(unit_id=unit.pk, user=expert, unit_type="rule")
+    concept_url = reverse("curation:taxonomy-concept", args=[unit.concept.pk])
+    client.force_login(editor)
+    page = client.get(concept_url).content.decode()
+    assert "corrected by expert1 on" in page and edit_url(unit) not in page
+    expert.groups.add(*editor.groups.all())  # an expert who also edits the taxonomy
+    client.force_login(expert)
+    assert edit_url(unit) in client.get(concept_url).content.decode()
