@@ -24,6 +24,7 @@ from knowledge.providers import UnitProposal
 from knowledge.services.proposals import checked_proposals_store, fingerprint
 from knowledge.services.units import concept_ordinals_renumber
 from knowledge.signals import units_retired
+from knowledge.text.evidence import locate_quote
 
 RETIREMENT_FIELDS = ("deleted_at", "ordinal")
 EXPERT_TOUCHED = (
@@ -46,12 +47,17 @@ def proposals_store_again(
 ) -> dict[int, AtomicUnit]:
     """Store what the new run found on `snapshot` as the module says; the run's `summary`
     records what was kept for experts and what was retired. Call inside a transaction."""
-    living = list(AtomicUnit.objects.alive().filter(snapshot=snapshot).select_for_update())
+    # The page's units on any of its versions: freshness moves a unit an older version stated
+    # onto the current one, where it is still the statement this run may find again.
+    living = list(
+        AtomicUnit.objects.alive().filter(source_id=snapshot.source_id).select_for_update()
+    )
     touched = set(
         AtomicUnit.objects.filter(pk__in=[u.pk for u in living])
         .filter(EXPERT_TOUCHED)
         .values_list("pk", flat=True)
     )
+    experts = _spans_here([u for u in living if u.pk in touched], snapshot)
     by_statement = {unit.fingerprint: unit for unit in living}
     open_items = set(
         ExtractionItem.objects.filter(
@@ -68,7 +74,7 @@ def proposals_store_again(
         if held is not None:
             found_again.add(held.pk)
             continue
-        expert = _overlapping(living, touched, check.start, check.end)
+        expert = _overlapping(experts, check.start, check.end)
         if expert is not None:
             sightings.setdefault(expert.pk, []).append([check.start, check.end])
             continue
@@ -77,7 +83,8 @@ def proposals_store_again(
         [
             unit
             for unit in living
-            if unit.pk not in touched
+            if unit.snapshot_id == snapshot.pk
+            and unit.pk not in touched
             and unit.pk not in found_again
             and unit.provider == run.provider
         ],
@@ -96,15 +103,21 @@ def proposals_store_again(
     return units
 
 
-def _overlapping(living, touched: set[int], start: int, end: int) -> AtomicUnit | None:
-    return next(
-        (
-            unit
-            for unit in living
-            if unit.pk in touched and unit.evidence_start < end and start < unit.evidence_end
-        ),
-        None,
-    )
+def _spans_here(units: list[AtomicUnit], snapshot: PageSnapshot) -> list[tuple]:
+    """(unit, start, end) of each unit's quote in `snapshot`: its own offsets on it, else
+    where its quote stands in this version's text (units of other versions whose quote it no
+    longer holds are left out)."""
+    spans = []
+    for unit in units:
+        if unit.snapshot_id == snapshot.pk:
+            spans.append((unit, unit.evidence_start, unit.evidence_end))
+        elif (found := locate_quote(unit.evidence_quote, snapshot.text)) is not None:
+            spans.append((unit, found.start, found.end))
+    return spans
+
+
+def _overlapping(experts: list[tuple], start: int, end: int) -> AtomicUnit | None:
+    return next((unit for unit, first, last in experts if first < end and start < last), None)
 
 
 def _kept(proposals: list[UnitProposal], checked, keep: list[int]):
