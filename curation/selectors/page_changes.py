@@ -71,7 +71,7 @@ def page_change_get(*, source_id: int) -> PageChange:
     )
     unconfirmed = list(
         to_decide.filter(source_id=source_id)
-        .select_related("concept")
+        .select_related("concept", "corrected_by")
         .order_by("concept__taxonomy_id", "ordinal")
     )
     new_units = _new_units(current)
@@ -115,7 +115,11 @@ def _new_units(current: PageSnapshot | None) -> list[AtomicUnit]:
 def unit_for_change_row(*, unit_id: int) -> AtomicUnit:
     """One unit as a row of the page-change screen shows it, removed ones included (a retired
     unit's row says so). Raises AtomicUnit.DoesNotExist."""
-    return AtomicUnit.objects.defer("embedding").select_related("concept").get(pk=unit_id)
+    return (
+        AtomicUnit.objects.defer("embedding")
+        .select_related("concept", "corrected_by")
+        .get(pk=unit_id)
+    )
 
 
 def concepts_needing_review(*, limit: int = NEEDS_REVIEW_LIMIT) -> list[Concept]:

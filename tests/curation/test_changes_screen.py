@@ -240,3 +240,13 @@ def test_a_gone_page_lists_all_its_living_units_for_a_decision(expert, settings)
     assert "which gov.uk no longer serves" in html
     for unit in (rate, claim, new_rate):
         assert unit.text in html
+
+
+def test_an_unconfirmed_unit_an_expert_corrected_names_them(expert):
+    from curation.services.units import unit_correct
+
+    source, rate, _, _ = changed_page()
+    unit_correct(unit_id=rate.pk, user=expert, text="Carer's Allowance was £81.90 a week.")
+    page = signed_in(expert).get(page_url(source)).content.decode()
+    assert "corrected by expert1</strong>" in page and "their text, not rewritten" in page
+    assert "Carer&#x27;s Allowance was £81.90 a week." in page

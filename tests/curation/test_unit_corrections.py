@@ -281,3 +281,16 @@ def test_units_far_apart_or_on_different_pages_do_not_join(snapshot, expert):
     with pytest.raises(CorrectionRefused, match="characters apart on the page"):
         unit_join(unit_ids=[a.pk, b.pk], user=expert)
     assert AtomicUnit.objects.alive().count() == 4
+
+
+def test_a_concept_merge_keeps_the_correction_and_its_undo(unit, expert, editor):
+    from curation.services.taxonomy import concept_merge
+
+    event = unit_correct(unit_id=unit.pk, user=expert, unit_type="threshold", valid_to="2026-04-05")
+    into = ConceptFactory(category=unit.concept.category)
+    concept_merge(concept_id=unit.concept.pk, into_id=into.pk, user=editor)
+    merged = fresh(unit)
+    assert (merged.concept, merged.unit_type, merged.corrected_by) == (into, "threshold", expert)
+    assert merged.machine_version["unit_type"] == "definition"
+    unit_correction_undo(event_id=event.pk, user=expert)
+    assert (fresh(unit).concept, fresh(unit).unit_type) == (into, "definition")
