@@ -14,6 +14,8 @@ from curation.views import (
     snapshot,
     taxonomy,
     triage,
+    unit_edit,
+    unit_queue,
 )
 
 app_name = "curation"
@@ -45,6 +47,33 @@ urlpatterns = [
         name="review-signoff-revert",
     ),
     path("review/decisions/", decisions.decisions, name="review-decisions"),
+    # An expert corrects a unit's facts beside its page: edit, split, join, undo.
+    path("units/<int:unit_id>/edit/", unit_edit.unit_edit, name="unit-edit"),
+    path("units/<int:unit_id>/split/", unit_edit.unit_split, name="unit-split"),
+    path("units/<int:unit_id>/join/", unit_edit.unit_join, name="unit-join"),
+    path(
+        "units/corrections/<int:event_id>/undo/",
+        unit_edit.correction_undo,
+        name="unit-correction-undo",
+    ),
+    # The units to review first: what users were served most, weighted by doubt.
+    path("units/queue/", unit_queue.unit_queue, name="unit-queue"),
+    path(
+        "units/queue/<int:unit_id>/signoff/",
+        unit_queue.unit_queue_signoff,
+        name="unit-queue-signoff",
+    ),
+    path(
+        "units/queue/<int:unit_id>/triage/", unit_queue.unit_queue_triage, name="unit-queue-triage"
+    ),
+    path(
+        "units/queue/<int:unit_id>/retire/", unit_queue.unit_queue_retire, name="unit-queue-retire"
+    ),
+    path(
+        "units/queue/changes/<int:event_id>/revert/",
+        unit_queue.unit_queue_revert,
+        name="unit-queue-revert",
+    ),
     path(
         "review/decisions/<int:event_id>/revert/",
         decisions.decision_revert,

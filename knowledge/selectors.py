@@ -82,7 +82,7 @@ def concept_units(*, concept, as_of, include_historical: bool):
     units = (
         AtomicUnit.objects.alive()
         .filter(concept=concept)
-        .select_related("source", "snapshot")
+        .select_related("source", "snapshot", "corrected_by")
         .defer("snapshot__raw", "snapshot__text")
         .with_sightings()
         .with_newer_period_known()

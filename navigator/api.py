@@ -191,7 +191,9 @@ def on_http_error(request, exc: HttpError):
 )
 def search(request, payload: SearchIn):
     """Concepts that answer the query, their units grouped by source, citations, a context
-    string within the token budget, and a typed outcome (`ok`, `low_confidence`, `no_match`).
+    string within the token budget, and a typed outcome (`ok`, `outdated`, `low_confidence`,
+    `not_reviewed`, `no_match`). With `min_review: "signed_off"` only units an expert signed
+    off or corrected are served, and `not_reviewed` says facts are held but none reviewed.
 
     The query is analysed first (`analysis` says how): a follow-up is understood from
     `conversation`, abbreviations are expanded, a date in the words sets `as_of` when none is
@@ -213,6 +215,12 @@ def search(request, payload: SearchIn):
             reasons=result.reasons,
             analysis=body["analysis"],
             result_concepts=[hit.concept.taxonomy_id for hit in result.concepts],
+            result_units=_served_units(
+                unit
+                for hit in body["concepts"]
+                for group in hit["sources"]
+                for unit in group["units"]
+            ),
             timings_ms=body["timings_ms"],
         )
 
@@ -267,9 +275,15 @@ def verify(request, payload: VerifyIn):
         params={"as_of": str(checked.as_of)},
         outcome="ok",
         reasons=sorted({c["verdict"] for c in body["claims"]}),
+        result_units=_served_units(unit for claim in body["claims"] for unit in claim["units"]),
         timings_ms=body["timings_ms"],
     )
     return body
+
+
+def _served_units(units) -> list[int]:
+    """The ids of a response's units in the order it lists them, each once (at its first)."""
+    return list(dict.fromkeys(unit["id"] for unit in units))
 
 
 def _last_question(conversation) -> str:
@@ -321,7 +335,13 @@ def concept(request, taxonomy_id: str, include_historical: bool = False):
         concept=found, as_of=today, include_historical=include_historical
     )
     signoffs = presenters.signoffs_for([unit for unit, _ in units])
-    _log(request, status=200, query=taxonomy_id, result_concepts=[found.taxonomy_id])
+    _log(
+        request,
+        status=200,
+        query=taxonomy_id,
+        result_concepts=[found.taxonomy_id],
+        result_units=[unit.pk for unit, _ in units],
+    )
     return {
         "taxonomy_id": found.taxonomy_id,
         "name": found.name,
@@ -348,11 +368,15 @@ def categories(request):
 
 @api.get("/units/{unit_id}", response={200: UnitOut, 404: ErrorOut}, summary="One unit")
 def unit(request, unit_id: int = Path(..., ge=1, le=2**63 - 1)):  # a bigint
-    units = AtomicUnit.objects.alive().select_related("source", "snapshot").with_sightings()
+    units = (
+        AtomicUnit.objects.alive()
+        .select_related("source", "snapshot", "corrected_by")
+        .with_sightings()
+    )
     found = units.filter(pk=unit_id).first()
     if found is None:
         raise HttpError(404, f"unit_id: no unit {unit_id}")
-    _log(request, status=200, query=str(unit_id))
+    _log(request, status=200, query=str(unit_id), result_units=[found.pk])
     return presenters.unit_payload(
         found, status=found.temporal_status_on(timezone.localdate()).value
     )

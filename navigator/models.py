@@ -49,6 +49,9 @@ class QueryLog(models.Model):
     reasons = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     result_concepts = models.JSONField(default=list, blank=True)
+    # The ids of the units served, in the order served (curation's review queue weighs a unit
+    # by how often and how high users were shown it).
+    result_units = models.JSONField(default=list, blank=True)
     timings_ms = models.JSONField(default=dict, blank=True)
     # How the query was understood (turn type, rewrite, searches, dates); empty for calls
     # that do not search.

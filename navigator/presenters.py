@@ -20,7 +20,8 @@ def unit_payload(
     signoffs: dict[int, Signoff] | None = None,
 ) -> dict:
     """`signoffs`: the sign-offs of a batch of units read at once (`unit_signoffs`); without
-    it a signed-off unit reads its own."""
+    it a signed-off unit reads its own. The corrector is read from `unit.corrected_by`: load
+    it with the unit (select_related), or each corrected unit costs a query."""
     value = None
     if unit.value_amount is not None:
         value = {
@@ -66,6 +67,8 @@ def unit_payload(
         "provider": unit.provider,
         "review_status": unit.review_status,
         **signoff_fields(unit, signoffs),
+        "corrected_by": unit.corrected_by.get_username() if unit.corrected_by else None,
+        "corrected_at": unit.corrected_at,
         "similarity": similarity,
     }
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, field_validator
 from knowledge.retrieval import Question, SearchParams
 from knowledge.retrieval.params import sane_day, storable_text
 
-Outcome = Literal["ok", "outdated", "low_confidence", "no_match", "invalid"]
+Outcome = Literal["ok", "outdated", "low_confidence", "not_reviewed", "no_match", "invalid"]
 
 
 class Out(BaseModel):
@@ -162,11 +162,21 @@ class UnitOut(Out):
     )
     part_url: str
     provider: str
-    review_status: str = Field(description="pending, approved (signed off) or rejected")
+    review_status: str = Field(
+        description="pending, approved (signed off, or corrected by an expert) or rejected"
+    )
     signed_off_by: str | None = Field(
         None, description="The domain expert who signed the unit off, when it is signed off"
     )
     signed_off_at: dt.datetime | None = Field(None, description="When it was signed off")
+    corrected_by: str | None = Field(
+        None,
+        description="The domain expert who last corrected the unit's facts, when an expert "
+        "corrected them (null when none did, or the expert's account is gone)",
+    )
+    corrected_at: dt.datetime | None = Field(
+        None, description="When an expert last corrected it; null when none did"
+    )
     similarity: float | None = None
 
 
@@ -232,11 +242,14 @@ class SearchOut(Out):
         "the newest figures known, each marked temporal_status 'outdated' with its period and "
         'ended_on; say so ("the newest figure held is £25.60 a week, for 2024 to 2025"), '
         "never as this period's. low_confidence: facts were found but may "
-        "not answer (below quality, no amount of the topic, not confident). no_match: the facts "
-        "are not here. invalid: the request was refused."
+        "not answer (below quality, no amount of the topic, not confident). not_reviewed: "
+        "asked with min_review 'signed_off', facts for the question are held but none an "
+        "expert signed off or corrected answers it (no unreviewed unit is served). no_match: "
+        "the facts are not here. invalid: the request was refused."
     )
     reasons: list[str] = Field(
         description="Why, when not ok: newest_period_ended (outdated), "
+        "only_unreviewed (not_reviewed), "
         "out_of_scope (no topic of the taxonomy), "
         "nothing_above_floor, no_facts_for_concept (the topic is known, its facts are not), "
         "no_amount_in_kb, no_rule_in_force_on_date, only_historical, below_quality, "

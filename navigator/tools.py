@@ -9,7 +9,14 @@ from pydantic import BaseModel
 from knowledge.models import Category
 from navigator.schemas import SearchIn, VerifyIn
 
-SEARCH_TOOL_PARAMETERS = ("query", "conversation", "as_of", "categories", "include_historical")
+SEARCH_TOOL_PARAMETERS = (
+    "query",
+    "conversation",
+    "as_of",
+    "categories",
+    "include_historical",
+    "min_review",
+)
 VERIFY_TOOL_PARAMETERS = ("answer", "as_of", "cited_unit_ids", "conversation")
 
 # JSON Schema keywords that say nothing to an agent choosing its arguments.
@@ -27,6 +34,9 @@ def search_tool_definition() -> dict:
         "quote the returned sources. An outcome of 'outdated' means the facts returned are "
         "the newest the knowledge base holds but their period has ended (each unit says when): "
         "give them as the newest figures held, for the period they cover, never as this year's. "
+        "With min_review 'signed_off' only facts a domain expert signed off or corrected are "
+        "returned; an outcome of 'not_reviewed' then means the knowledge base holds facts for "
+        "the question but none reviewed yet. "
         "Any other outcome but 'ok' means the knowledge base does not hold a reliable answer: "
         "say so rather than guessing.",
         SearchIn,

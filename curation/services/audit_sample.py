@@ -17,11 +17,9 @@ from django.utils import timezone
 from curation.models import AuditEvent, AuditJudgement, AuditSample
 from curation.roles import require_role
 from curation.services.audit import audit_record, audit_revert, note_checked, states_of
-from curation.services.locks import atomic_or_refused, concepts_lock
-from curation.services.superseding import unit_soft_delete
 from curation.services.taxonomy import units_move
-from knowledge.models import AtomicUnit, Category, ExtractionItem
-from knowledge.services.extract import proposal_from_unit
+from curation.services.triage import TriageRefused, unit_triage_send
+from knowledge.models import AtomicUnit, Category
 
 JUDGE_PERMISSION = "curation.judge_auditsample"
 QUESTIONS = (
@@ -35,7 +33,6 @@ QUESTIONS = (
 ANSWER_FIELDS = tuple(name for name, _ in QUESTIONS)
 JUDGEMENT_FIELDS = (*ANSWER_FIELDS, "note", "judged_by", "judged_at")
 CREATED_FIELDS = ("sample", "unit", "category", "provider", "unit_type", *JUDGEMENT_FIELDS)
-ITEM_FIELDS = ("status", "resolution_note")
 REVERTIBLE_HERE = ("audit.judge", "triage.send")
 MAX_SAMPLE = 1000
 
@@ -207,31 +204,21 @@ def audit_unit_move(*, sample_id: int, unit_id: int, concept_id: int, user) -> A
 
 
 def audit_unit_triage(*, sample_id: int, unit_id: int, user, reason: str) -> AuditEvent:
-    """Take a wrong unit out of the knowledge base (soft-deleted as flag-for-deletion does)
-    and put what it said on the editors' triage list as an open item, where it can be
-    assigned to a concept again or discarded."""
+    """Send a wrong unit of the sample to the editors' triage list (`unit_triage_send`),
+    noted as coming from the sample; the sample's judges, editors too, may."""
     require_auditor(user)
-    reason = note_checked(reason, AuditRefused, field="reason")
-    if not reason:
-        raise AuditRefused("reason: say what is wrong with it")
     _sample_holding(sample_id, unit_id)
-    with atomic_or_refused(AuditRefused):
-        concept_id = AtomicUnit.objects.values_list("concept_id", flat=True).get(pk=unit_id)
-        concepts_lock([concept_id])
-        unit = _living_unit(unit_id, concept_id)
-        before, after = unit_soft_delete(unit, user=user, now=timezone.now())
-        item = _triage_item(unit, reason=f"From audit sample {sample_id}: {reason}")
-        before["item"] = {str(item.pk): None}
-        after["item"] = states_of([item], ITEM_FIELDS)
-        return audit_record(
-            actor=user,
-            action="triage.send",
-            target=unit,
-            note=reason,
-            summary=f"Unit {unit.pk} sent to triage from audit sample {sample_id} (item {item.pk})",
-            before=before,
-            after=after,
+    try:
+        return unit_triage_send(
+            unit_id=unit_id,
+            user=user,
+            reason=reason,
+            origin=f"audit sample {sample_id}",
+            reason_code="audit",
+            permission=JUDGE_PERMISSION,
         )
+    except TriageRefused as exc:
+        raise AuditRefused(str(exc)) from None
 
 
 def _sample_holding(sample_id: int, unit_id: int) -> AuditSample:
@@ -239,33 +226,6 @@ def _sample_holding(sample_id: int, unit_id: int) -> AuditSample:
     if unit_id not in sample.unit_ids:
         raise AuditRefused(f"unit: unit {unit_id} is not in sample {sample.pk}")
     return sample
-
-
-def _living_unit(unit_id: int, concept_id: int) -> AtomicUnit:
-    unit = AtomicUnit.objects.select_for_update().select_related("concept").get(pk=unit_id)
-    if unit.deleted_at is not None:
-        raise AuditRefused(f"unit: unit {unit.pk} has left the knowledge base already")
-    if unit.concept_id != concept_id:
-        raise AuditRefused(f"unit: unit {unit.pk} was moved meanwhile; try again")
-    if unit.extraction_run_id is None:
-        raise AuditRefused(
-            f"unit: unit {unit.pk} was entered by hand, not extracted; move it instead"
-        )
-    return unit
-
-
-def _triage_item(unit: AtomicUnit, *, reason: str) -> ExtractionItem:
-    return ExtractionItem.objects.create(
-        run_id=unit.extraction_run_id,
-        snapshot_id=unit.snapshot_id,
-        kind=ExtractionItem.Kind.UNASSIGNED,
-        reason_code="audit",
-        reason=reason,
-        proposal=proposal_from_unit(unit).as_json(),
-        evidence_start=unit.evidence_start,
-        evidence_end=unit.evidence_end,
-        candidates=[],
-    )
 
 
 def audit_change_revert(*, event_id: int, user) -> AuditEvent:

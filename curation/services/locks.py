@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from django.db import IntegrityError, OperationalError, models, transaction
 
-from knowledge.models import Concept
+from knowledge.models import AtomicUnit, Concept
 
 ORDINAL_CONSTRAINT = "unit_ordinal_unique_in_concept"
 # PostgreSQL's codes for a deadlock and a serialization failure: another change won.
@@ -27,6 +27,21 @@ def concepts_lock(concept_ids: Iterable[int | None]) -> dict[int, Concept]:
     ids = sorted({concept_id for concept_id in concept_ids if concept_id is not None})
     locked = Concept.objects.select_for_update().filter(pk__in=ids).order_by("pk")
     return {concept.pk: concept for concept in locked}
+
+
+def living_unit_lock(unit_id: int, *, refusal: type[Exception]) -> AtomicUnit:
+    """Unit `unit_id` and its concept, locked for the rest of the transaction (the concept
+    first, as every writer of a concept does). Raises `refusal` when the unit has left the
+    knowledge base or was moved meanwhile, AtomicUnit.DoesNotExist when there is no such unit."""
+    concept_id = AtomicUnit.objects.values_list("concept_id", flat=True).get(pk=unit_id)
+    concepts_lock([concept_id])
+    units = AtomicUnit.objects.select_for_update(of=("self",)).select_related("concept")
+    unit = units.get(pk=unit_id)
+    if unit.deleted_at is not None:
+        raise refusal(f"unit: unit {unit.pk} has left the knowledge base already")
+    if unit.concept_id != concept_id:
+        raise refusal(f"unit: unit {unit.pk} was moved meanwhile; try again")
+    return unit
 
 
 def row_lock_in_status(

@@ -14,6 +14,7 @@ from django.urls import resolve, reverse
 SCREEN_TITLES = {
     "curation:review": "Superseding review",
     "curation:review-decisions": "Decision log (undo a decision)",
+    "curation:unit-queue": "What to review first",
     "curation:taxonomy": "Taxonomy",
     "curation:taxonomy-flags": "Quality flags",
     "curation:taxonomy-triage": "Triage",
@@ -28,7 +29,7 @@ SCREEN_TITLES = {
 
 # The admin home's rows: who the screens are for, and the screens.
 SCREEN_GROUPS = (
-    ("Domain experts", ("curation:review", "curation:review-decisions")),
+    ("Domain experts", ("curation:unit-queue", "curation:review", "curation:review-decisions")),
     (
         "Editors",
         (

@@ -150,7 +150,7 @@ def _readings(text: str, origin: str, vocabulary, *, weight: float = 1.0) -> lis
     ]
 
 
-_OUTCOME_ORDER = ("ok", "outdated", "low_confidence", "no_match", "invalid")
+_OUTCOME_ORDER = ("ok", "outdated", "low_confidence", "not_reviewed", "no_match", "invalid")
 
 
 @dataclass
@@ -248,6 +248,8 @@ def _nothing_to_look_up(params: SearchParams, *, today: dt.date) -> SearchResult
 def _stage_sums(results: list[SearchResult]) -> dict[str, float]:
     """Each search stage's milliseconds, summed over the searches."""
     stages = ("validate", "sql", "rank", "units", "assemble")
+    if any("unreviewed" in result.timings_ms for result in results):
+        stages += ("unreviewed",)  # a reviewed search nothing answered, checked over all units
     return {
         stage: round(sum(result.timings_ms.get(stage, 0.0) for result in results), 2)
         for stage in stages

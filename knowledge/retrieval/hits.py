@@ -15,7 +15,12 @@ from django.db import connection
 from knowledge.domain.temporal import NEWER_PERIOD
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
 from knowledge.parsing import section_at
-from knowledge.retrieval.sql import NEWER_PERIOD_KNOWN, VISIBLE_ON_DAY, vector_literal
+from knowledge.retrieval.sql import (
+    NEWER_PERIOD_KNOWN,
+    VISIBLE_ON_DAY,
+    reviewed_sql,
+    vector_literal,
+)
 
 UNITS_PER_CONCEPT = 8
 
@@ -42,7 +47,8 @@ class ConceptHit:
 @dataclass
 class TopicFacts:
     """What the knowledge base holds on the question's topic: how many units (visible or
-    not) and its threshold units, whatever their dates."""
+    not) and its threshold units, whatever their dates (of a search of reviewed units only,
+    only the reviewed ones)."""
 
     concept: Concept
     unit_count: int
@@ -50,7 +56,13 @@ class TopicFacts:
 
 
 def load_hits(
-    kept: list[dict], vector, *, topic_id: int | None, day: dt.date, visible_only: bool
+    kept: list[dict],
+    vector,
+    *,
+    topic_id: int | None,
+    day: dt.date,
+    visible_only: bool,
+    reviewed_only: bool = False,
 ) -> tuple[list[ConceptHit], TopicFacts | None]:
     """The kept concepts with their units, and what the knowledge base holds on the topic
     (the concept nearest the question), which the outcome weighs: one query for both."""
@@ -61,6 +73,7 @@ def load_hits(
         concept_ids=[row["id"] for row in kept],
         topic_id=topic_id,
         day=day if visible_only else None,
+        reviewed_only=reviewed_only,
     )
     concepts, units = shown.concepts, shown.units
     by_concept: dict[int, list[UnitHit]] = defaultdict(list)
@@ -90,6 +103,7 @@ UNIT_COLUMNS_SHOWN = (
     "valid_from", "valid_to", "superseded_by_id", "superseded_date", "evidence_quote",
     "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
     "source_id", "snapshot_id", "confirmed_at", "unconfirmed_at", "validity_basis", "figures",
+    "corrected_by_id", "corrected_at",
 )  # fmt: skip
 CONCEPT_COLUMNS_SHOWN = ("id", "taxonomy_id", "name", "category_id")
 CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
@@ -124,13 +138,20 @@ THRESHOLD_COLUMNS = ("id", "valid_from", "valid_to", "superseded_by_id", "supers
 
 
 def _concepts_with_best_units(
-    vector, *, concept_ids: list[int], topic_id: int | None, day
+    vector, *, concept_ids: list[int], topic_id: int | None, day, reviewed_only: bool
 ) -> _Shown:
     """The concepts shown, and each one's units nearest the query (the top few a concept,
-    ranked and cut by PostgreSQL) with their page, part URL, snapshot date and other pages,
-    and the topic's facts: one query, so that only what is shown leaves the database. Plain
-    SQL: the ORM spent longer building these queries than PostgreSQL spends running them."""
+    ranked and cut by PostgreSQL) with their page, part URL, snapshot date, other pages and
+    corrector, and the topic's facts: one query, so that only what is shown leaves the
+    database. Plain SQL: the ORM spent longer building these queries than PostgreSQL spends
+    running them."""
     visible = VISIBLE_ON_DAY if day is not None else ""
+    if reviewed_only:
+        visible += reviewed_sql(table="u")
+    reviewed = {
+        table: reviewed_sql(table=table) if reviewed_only else "" for table in ("alive", "t")
+    }
+    users, username = _user_table()
     unit_columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
     threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
     newer_period = NEWER_PERIOD.sql(table="t")
@@ -139,7 +160,8 @@ def _concepts_with_best_units(
             SELECT ranked.*, src.url, src.status, ps.fetched_at, ps.captured_on, {_PART_URL_SQL},
                    ARRAY(SELECT other.url FROM knowledge_unitsighting seen
                          JOIN knowledge_source other ON other.id = seen.source_id
-                         WHERE seen.unit_id = ranked.id ORDER BY other.url)
+                         WHERE seen.unit_id = ranked.id ORDER BY other.url),
+                   corrector.{username}
             FROM (
                 SELECT {unit_columns}, u.embedding <=> %(q)s::vector AS distance,
                        {NEWER_PERIOD_KNOWN} AS newer_period_known,
@@ -152,18 +174,20 @@ def _concepts_with_best_units(
             ) ranked  -- the topic's units are not shown unless the topic is kept
             JOIN knowledge_source src ON src.id = ranked.source_id
             JOIN knowledge_pagesnapshot ps ON ps.id = ranked.snapshot_id
+            LEFT JOIN {users} corrector ON corrector.id = ranked.corrected_by_id
             WHERE ranked.place <= %(per_concept)s
         )
         SELECT c.id, c.taxonomy_id, c.name, c.category_id, cat.slug, cat.name,
                CASE WHEN c.id = %(topic)s THEN (
                    SELECT count(*) FROM knowledge_atomicunit alive
-                   WHERE alive.concept_id = c.id AND alive.deleted_at IS NULL
+                   WHERE alive.concept_id = c.id AND alive.deleted_at IS NULL {reviewed["alive"]}
                ) END,
                CASE WHEN c.id = %(topic)s THEN (
                    SELECT json_agg(json_build_array({threshold_columns}, {newer_period})
                                    ORDER BY t.id)
                    FROM knowledge_atomicunit t
                    WHERE t.concept_id = c.id AND t.deleted_at IS NULL AND t.unit_type = 'threshold'
+                     {reviewed["t"]}
                ) END,
                best.*
         FROM knowledge_concept c
@@ -218,6 +242,7 @@ def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
             captured_on,
             part_url,
             also_found_in,
+            corrector,
         ) = row[unit_start + unit_width :]
         unit.distance = distance
         unit.newer_period_known = newer_period_known
@@ -237,8 +262,22 @@ def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
             )
         unit.snapshot = snapshots[unit.snapshot_id]
         unit.also_found_in_urls = list(also_found_in)
+        if unit.corrected_by_id is not None:
+            unit.corrected_by = _corrector_loaded(unit.corrected_by_id, corrector)
         units.append((unit, part_url))
     return _Shown(concepts, units, topic)
+
+
+def _user_table() -> tuple[str, str]:
+    """The table of the users who correct units, and its column of their user names."""
+    user = AtomicUnit._meta.get_field("corrected_by").related_model
+    return user._meta.db_table, user._meta.get_field(user.USERNAME_FIELD).column
+
+
+def _corrector_loaded(user_id: int, username: str):
+    """The expert who corrected a unit, of only their id and user name."""
+    user = AtomicUnit._meta.get_field("corrected_by").related_model
+    return _loaded(user, (("id", user_id), (user.USERNAME_FIELD, username)))
 
 
 def _topic_loaded(concept: Concept, unit_count: int, thresholds) -> TopicFacts:

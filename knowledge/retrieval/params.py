@@ -104,6 +104,12 @@ class SearchParams(Question):
         None, description="How concepts are scored (default from the settings)"
     )
     hybrid: bool | None = Field(None, description="Fuse full-text ranks with vector ranks")
+    min_review: Literal["none", "signed_off"] = Field(
+        "none",
+        description="'signed_off': serve only units a domain expert signed off or corrected "
+        "(review_status 'approved'); when facts are held for the question but none of them is "
+        "reviewed, the outcome is 'not_reviewed'. 'none' (default): every unit",
+    )
 
     @field_validator("categories")
     @classmethod

@@ -3,6 +3,7 @@ load what is shown, decide the outcome and assemble the context, timing each sta
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import time
 from dataclasses import dataclass, field
@@ -64,7 +65,11 @@ def concept_search(
     with_context: bool = True,
 ) -> SearchResult:
     """One search, stage by stage. `with_context=False` leaves the context and sources
-    empty, for a caller that merges several searches and assembles the context once."""
+    empty, for a caller that merges several searches and assembles the context once.
+
+    With `min_review` "signed_off" only reviewed units are searched; when none answers, the
+    search runs again over every unit to tell `not_reviewed` (facts are held, none of them
+    reviewed) from `no_match` (none are held)."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     thresholds = thresholds_for_model(get_embedder().name)
@@ -75,6 +80,7 @@ def concept_search(
     hybrid = settings.RETRIEVAL_HYBRID if params.hybrid is None else params.hybrid
     day = params.day()
     visible_only = not params.include_historical
+    reviewed_only = params.min_review == "signed_off"
     timings["validate"] = _ms(started)
 
     if query_vector is None:
@@ -85,7 +91,12 @@ def concept_search(
     step = time.perf_counter()
     vector_text = vector_literal(query_vector)
     concept_rows, unit_rows, text_rows = _candidates(
-        params, vector_text, floor=floor, hybrid=hybrid, day=day if visible_only else None
+        params,
+        vector_text,
+        floor=floor,
+        hybrid=hybrid,
+        day=day if visible_only else None,
+        reviewed_only=reviewed_only,
     )
     timings["sql"] = _ms(step)
 
@@ -98,7 +109,12 @@ def concept_search(
     step = time.perf_counter()
     topic_id = concept_rows[0][0] if concept_rows else None
     hits, topic = load_hits(
-        kept, vector_text, topic_id=topic_id, day=day, visible_only=visible_only
+        kept,
+        vector_text,
+        topic_id=topic_id,
+        day=day,
+        visible_only=visible_only,
+        reviewed_only=reviewed_only,
     )
     timings["units"] = _ms(step)
 
@@ -117,7 +133,7 @@ def concept_search(
     sources = source_urls(hits) if with_context else []
     timings["assemble"] = _ms(step)
     timings["total"] = _ms(started)
-    return SearchResult(
+    result = SearchResult(
         outcome=decision.outcome,
         reasons=decision.reasons,
         confidence=decision.confidence,
@@ -131,11 +147,53 @@ def concept_search(
         as_of=day,
         mode=mode + ("+text" if hybrid else ""),
     )
+    if reviewed_only and _nothing_answers(result):
+        return _unreviewed_or_absent(result, params=params, query_vector=query_vector)
+    return result
 
 
-def _candidates(params: SearchParams, vector_text: str, *, floor: float, hybrid: bool, day):
+# The reason of a `not_reviewed` outcome.
+ONLY_UNREVIEWED = "only_unreviewed"
+
+
+def _nothing_answers(result: SearchResult) -> bool:
+    return result.outcome == "no_match" or not any(hit.units for hit in result.concepts)
+
+
+def _unreviewed_or_absent(
+    reviewed: SearchResult, *, params: SearchParams, query_vector: np.ndarray
+) -> SearchResult:
+    """A search of reviewed units that nothing answers: `not_reviewed` when the same search
+    over every unit finds facts, else `no_match` for the reasons that search gives. Either
+    way only the reviewed search's hits are served."""
+    everything = concept_search(
+        params=params.model_copy(update={"min_review": "none"}),
+        query_vector=query_vector,
+        with_context=False,
+    )
+    timings = dict(reviewed.timings_ms, unreviewed=everything.timings_ms["total"])
+    timings["total"] = round(reviewed.timings_ms["total"] + timings["unreviewed"], 2)
+    if everything.outcome == "no_match":
+        return dataclasses.replace(
+            reviewed, outcome="no_match", reasons=everything.reasons, timings_ms=timings
+        )
+    return dataclasses.replace(
+        reviewed, outcome="not_reviewed", reasons=[ONLY_UNREVIEWED], timings_ms=timings
+    )
+
+
+def _candidates(
+    params: SearchParams,
+    vector_text: str,
+    *,
+    floor: float,
+    hybrid: bool,
+    day,
+    reviewed_only: bool,
+):
     """(concept rows, unit rows, full-text rows): 2×k candidates, ten times that of units,
-    the concepts' scan running beside the units' (`day` None: historical units too)."""
+    the concepts' scan running beside the units' (`day` None: historical units too;
+    `reviewed_only`: reviewed units and the concepts holding one)."""
     category_ids = _category_ids(params.categories)
     limit = 2 * params.k
     concepts_found = alongside(
@@ -144,17 +202,13 @@ def _candidates(params: SearchParams, vector_text: str, *, floor: float, hybrid:
         floor=floor,
         limit=max(limit, 10),
         category_ids=category_ids,
+        reviewed_only=reviewed_only,
     )
+    scope = {"category_ids": category_ids, "day": day, "reviewed_only": reviewed_only}
     with transaction.atomic():
         tune_index_scans()
-        unit_rows = nearest_units(
-            vector_text, floor=floor, limit=limit * 10, category_ids=category_ids, day=day
-        )
-        text_rows = (
-            text_matches(params.query, limit=limit * 10, category_ids=category_ids, day=day)
-            if hybrid
-            else []
-        )
+        unit_rows = nearest_units(vector_text, floor=floor, limit=limit * 10, **scope)
+        text_rows = text_matches(params.query, limit=limit * 10, **scope) if hybrid else []
     return concepts_found(), unit_rows, text_rows
 
 

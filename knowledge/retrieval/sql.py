@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from knowledge.domain.temporal import NEWER_PERIOD, served_sql
+from knowledge.models import AtomicUnit
 
 T = TypeVar("T")
 
@@ -30,11 +31,19 @@ def tune_index_scans(ef_search: int | None = None) -> None:
         )
 
 
-def nearest_concepts_tuned(*, vector_text: str, floor: float, limit: int, category_ids):
+def nearest_concepts_tuned(
+    *, vector_text: str, floor: float, limit: int, category_ids, reviewed_only: bool = False
+):
     # The concept index is a tenth of the unit index and only its top few matter.
     with transaction.atomic():
         tune_index_scans(settings.RETRIEVAL_CONCEPT_EF_SEARCH)
-        return nearest_concepts(vector_text, floor=floor, limit=limit, category_ids=category_ids)
+        return nearest_concepts(
+            vector_text,
+            floor=floor,
+            limit=limit,
+            category_ids=category_ids,
+            reviewed_only=reviewed_only,
+        )
 
 
 # --- the side session -------------------------------------------------------------------------
@@ -94,14 +103,23 @@ def vector_literal(vector: np.ndarray | str) -> str:
 _SIX_PLACES = "{:.6f}".format
 
 
-def nearest_concepts(vector, *, floor: float, limit: int, category_ids) -> list[tuple[int, float]]:
-    """(concept id, similarity) of the active concepts nearest `vector`, at or above `floor`."""
-    category_filter = "AND category_id = ANY(%(categories)s)" if category_ids else ""
+def nearest_concepts(
+    vector, *, floor: float, limit: int, category_ids, reviewed_only: bool = False
+) -> list[tuple[int, float]]:
+    """(concept id, similarity) of the active concepts nearest `vector`, at or above `floor`;
+    `reviewed_only`: only concepts holding a living reviewed unit, so that concepts with
+    nothing to serve take no place among the results."""
+    filters = "AND category_id = ANY(%(categories)s)" if category_ids else ""
+    if reviewed_only:
+        filters += (
+            " AND EXISTS (SELECT 1 FROM knowledge_atomicunit u WHERE u.concept_id ="
+            f" knowledge_concept.id AND u.deleted_at IS NULL{reviewed_sql(table='u')})"
+        )
     sql = f"""
         WITH nearest AS MATERIALIZED (
             SELECT id, embedding <=> %(q)s::vector AS distance
             FROM knowledge_concept
-            WHERE status = 'active' AND embedding IS NOT NULL {category_filter}
+            WHERE status = 'active' AND embedding IS NOT NULL {filters}
             ORDER BY embedding <=> %(q)s::vector
             LIMIT %(limit)s
         )
@@ -132,27 +150,36 @@ VISIBLE_ON_DAY = served_sql(table="u", day="%(day)s") + (
 NEWER_PERIOD_KNOWN = NEWER_PERIOD.sql(table="u")
 
 
-def unit_filters(category_ids, day) -> str:
+def reviewed_sql(*, table: str) -> str:
+    """An SQL condition, starting with AND, that keeps the units of `table` a domain expert
+    signed off or corrected (either leaves a unit approved)."""
+    return f"\n    AND {table}.review_status = '{AtomicUnit.ReviewStatus.APPROVED.value}'"
+
+
+def unit_filters(category_ids, day, *, reviewed_only: bool = False) -> str:
     """The units a search may show: alive, of an active concept, in the categories asked
-    for, and, given a day, in force on it."""
+    for, given a day, in force on it, and, when asked, reviewed."""
     filters = "u.deleted_at IS NULL AND c.status = 'active'"
     if category_ids:
         filters += " AND c.category_id = ANY(%(categories)s)"
     if day is not None:
         filters += VISIBLE_ON_DAY
+    if reviewed_only:
+        filters += reviewed_sql(table="u")
     return filters
 
 
 def nearest_units(
-    vector, *, floor: float, limit: int, category_ids, day
+    vector, *, floor: float, limit: int, category_ids, day, reviewed_only: bool = False
 ) -> list[tuple[int, int, float]]:
     """(unit id, concept id, similarity) of the shown units nearest `vector`, at or above
     `floor`, among the `limit` nearest."""
+    filters = unit_filters(category_ids, day, reviewed_only=reviewed_only)
     sql = f"""
         WITH nearest AS MATERIALIZED (
             SELECT u.id, u.concept_id, u.embedding <=> %(q)s::vector AS distance
             FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id
-            WHERE u.embedding IS NOT NULL AND {unit_filters(category_ids, day)}
+            WHERE u.embedding IS NOT NULL AND {filters}
             ORDER BY u.embedding <=> %(q)s::vector
             LIMIT %(limit)s
         )
@@ -170,13 +197,16 @@ def nearest_units(
         return [(row[0], row[1], float(row[2])) for row in cursor.fetchall()]
 
 
-def text_matches(query: str, *, limit: int, category_ids, day) -> list[tuple[int, int, float]]:
+def text_matches(
+    query: str, *, limit: int, category_ids, day, reviewed_only: bool = False
+) -> list[tuple[int, int, float]]:
     """PostgreSQL full-text matches (for hybrid ranking): (unit id, concept id, rank)."""
+    filters = unit_filters(category_ids, day, reviewed_only=reviewed_only)
     sql = f"""
         SELECT u.id, u.concept_id, ts_rank_cd(to_tsvector('english', u.text), q) AS rank
         FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id,
              to_tsquery('english', %(query)s) q
-        WHERE to_tsvector('english', u.text) @@ q AND {unit_filters(category_ids, day)}
+        WHERE to_tsvector('english', u.text) @@ q AND {filters}
         ORDER BY rank DESC LIMIT %(limit)s
     """
     words = re.findall(r"[a-z0-9]+", query.lower())

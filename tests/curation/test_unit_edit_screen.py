@@ -182,3 +182,14 @@ def test_the_concept_audit_and_review_screens_link_experts_to_the_editor(
     expert.groups.add(*editor.groups.all())  # an expert who also edits the taxonomy
     client.force_login(expert)
     assert edit_url(unit) in client.get(concept_url).content.decode()
+
+
+def test_an_api_token_cannot_correct_a_unit(client, unit):
+    from navigator.services import api_token_create
+
+    _, token = api_token_create(name="chat assistant")
+    response = client.post(
+        edit_url(unit), posted(unit, unit_type="rule"), HTTP_AUTHORIZATION=f"Bearer {token}"
+    )
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+    assert AtomicUnit.objects.get(pk=unit.pk).unit_type == "threshold"

@@ -112,7 +112,7 @@ def test_an_expert_redates_a_threshold_and_widens_its_quote_with_the_keyboard(
     expect(page.locator("#id_valid_from")).to_have_value("2025-04-06")
     expect(page.locator("#id_valid_to")).to_have_value("2026-04-05")
     page.screenshot(path=tmp_path / "unit-corrected.png", full_page=True)
-    if (shots := __import__("os").environ.get("SCREENSHOT_DIR")):
+    if shots := __import__("os").environ.get("SCREENSHOT_DIR"):
         page.screenshot(path=f"{shots}/unit-corrected.png", full_page=True)
 
     unit = AtomicUnit.objects.get(pk=wrongly_dated.pk)
