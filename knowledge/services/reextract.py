@@ -6,7 +6,9 @@ what the new run finds replaces what the machine found before, and never what an
   overlaps an expert's unit is not added beside it: it is counted as a sighting of that unit
   in the run's summary.
 - A machine unit the new run finds again (same statement) stays, with its id, history and
-  place: so does one an editor moved to another concept.
+  place: so does one an editor moved to another concept. A statement whose unit a decision
+  took out of the knowledge base (a dedup merge, a flag for deletion, a send to triage, a
+  retirement) is not brought back; one an earlier run of extraction again retired may be.
 - A machine unit of the same provider that the new run no longer finds, and no expert
   touched, is retired (taken out of the knowledge base, kept for audit): listed in the run's
   summary and reported through `knowledge.signals.units_retired` for the audit trail.
@@ -59,20 +61,25 @@ def proposals_store_again(
     )
     experts = _spans_here([u for u in living if u.pk in touched], snapshot)
     by_statement = {unit.fingerprint: unit for unit in living}
+    taken_out = _taken_out_by_decisions(snapshot)
     open_items = set(
         ExtractionItem.objects.filter(
             snapshot=snapshot, status=ExtractionItem.Status.OPEN
         ).values_list("proposal__text", flat=True)
     )
-    found_again, sightings, keep = set(), {}, []
+    found_again, sightings, keep, left_out = set(), {}, [], 0
     for index, (proposal, check) in enumerate(zip(proposals, checked, strict=True)):
         if check.kind:
             if proposal.text not in open_items:  # on the triage list already
                 keep.append(index)
             continue
-        held = by_statement.get(fingerprint(proposal.text))
+        statement = fingerprint(proposal.text)
+        held = by_statement.get(statement)
         if held is not None:
             found_again.add(held.pk)
+            continue
+        if statement in taken_out:
+            left_out += 1
             continue
         expert = _overlapping(experts, check.start, check.end)
         if expert is not None:
@@ -97,10 +104,28 @@ def proposals_store_again(
     run.summary = {
         "again": True,
         "found_again": len(found_again),
+        "left_out_by_decisions": left_out,
         "kept_for_experts": {str(pk): spans for pk, spans in sorted(sightings.items())},
         "retired": retired,
     }
     return units
+
+
+def _taken_out_by_decisions(snapshot: PageSnapshot) -> set[str]:
+    """The statements (fingerprints) of the page's units that left the knowledge base by a
+    decision, not by an earlier run of extraction again."""
+    retired_by_runs = {
+        pk
+        for retired in ExtractionRun.objects.filter(
+            snapshot__source_id=snapshot.source_id, summary__has_key="retired"
+        ).values_list("summary__retired", flat=True)
+        for pk in retired
+    }
+    return set(
+        AtomicUnit.objects.filter(source_id=snapshot.source_id, deleted_at__isnull=False)
+        .exclude(pk__in=retired_by_runs)
+        .values_list("fingerprint", flat=True)
+    )
 
 
 def _spans_here(units: list[AtomicUnit], snapshot: PageSnapshot) -> list[tuple]:

@@ -110,3 +110,24 @@ def test_the_command_extracts_again_and_reports_what_it_kept_and_retired(
     assert "1 experts' units kept as they left them" in out.getvalue()
     assert "1 machine units no longer found retired" in out.getvalue()
     assert [u.pk for u in living(isa_page)] == [allowance.pk]
+
+
+def test_a_statement_a_decision_took_out_is_not_brought_back(isa_page, expert):
+    from django.utils import timezone
+
+    from curation.services.superseding import unit_soft_delete
+
+    first_run(isa_page, unit(**ALLOWANCE), unit(**LIFETIME))
+    lifetime = AtomicUnit.objects.get(concept__taxonomy_id="isa.lifetime.rules")
+    unit_soft_delete(lifetime, user=expert, now=timezone.now())  # as a dedup merge or flag does
+    run = again(isa_page, unit(**ALLOWANCE), unit(**LIFETIME), job=3)
+    assert [u.concept.taxonomy_id for u in living(isa_page)] == ["isa.annual_allowance"]
+    assert run.summary["left_out_by_decisions"] == 1 and run.units_made == 0
+
+
+def test_what_an_earlier_run_retired_comes_back_when_found_again(isa_page):
+    first_run(isa_page, unit(**ALLOWANCE), unit(**LIFETIME))
+    assert again(isa_page, unit(**ALLOWANCE), job=3).summary["retired"] != []
+    back = again(isa_page, unit(**ALLOWANCE), unit(**LIFETIME), job=4)
+    assert back.units_made == 1 and back.summary["left_out_by_decisions"] == 0
+    assert len(living(isa_page)) == 2

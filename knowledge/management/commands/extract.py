@@ -86,6 +86,8 @@ class Command(BaseCommand):
             kept = sum(len(summary["kept_for_experts"]) for summary in again)
             self.stdout.write(
                 f"again: {sum(s['found_again'] for s in again)} units found again and kept, "
+                f"{sum(s.get('left_out_by_decisions', 0) for s in again)} statements a decision "
+                "took out not brought back, "
                 f"{kept} experts' units kept as they left them (the new run's findings there "
                 f"counted as sightings), {len(retired)} machine units no longer found retired"
                 + (f": {', '.join(map(str, retired))}" if retired else "")
