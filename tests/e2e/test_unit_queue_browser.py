@@ -1,6 +1,7 @@
 """The review queue in a real browser: an expert signs off, retires and sends to triage with
 the keyboard alone (s, j, k, r, t, typing the reason and Enter), each swap keeping the place."""
 
+import os
 import re
 
 import pytest
@@ -38,6 +39,8 @@ def test_an_expert_works_the_queue_with_the_keyboard(page, transactional_db):
     admin_login(page, username="expert")
     expect(page).to_have_url(re.compile(r"/curation/units/queue/$"))
     page.wait_for_load_state("load")  # the keys work once the deferred scripts have run
+    if shots := os.environ.get("SCREENSHOT_DIR"):
+        page.screenshot(path=f"{shots}/unit-queue.png", full_page=True)
     current = page.locator("#queue-list .queue-row.current")
     expect(current).to_have_attribute("data-unit-id", str(extracted.pk))
 
