@@ -79,7 +79,9 @@ class UnitCorrectionForm(forms.Form):
             "concept": unit.concept.taxonomy_id,
             "evidence_start": unit.evidence_start,
             "evidence_end": unit.evidence_end,
-            "evidence_quote": unit.evidence_quote,
+            # The page's text at the offsets (what the browser selects), not the stored quote,
+            # which differs when its evidence did not verify.
+            "evidence_quote": unit.snapshot.text[unit.evidence_start : unit.evidence_end],
             "version": unit_version(unit),
         }
 
@@ -151,3 +153,12 @@ class JoinForm(forms.Form):
     def __init__(self, *args, candidates: list[AtomicUnit], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["units"].choices = [(unit.pk, str(unit.pk)) for unit in candidates]
+
+    def versions(self) -> dict[int, str]:
+        """Each unit's version as the screen showed it (`version_<id>`), checked again by
+        the join so that it does not overwrite a change made since."""
+        return {
+            int(name.removeprefix("version_")): value
+            for name, value in self.data.items()
+            if name.startswith("version_") and name.removeprefix("version_").isdigit()
+        }

@@ -154,9 +154,9 @@ def _corrections_in(group: list[AtomicUnit]) -> int:
     return sum(unit.corrected_at is not None for unit in group)
 
 
-def _reviewed(unit: AtomicUnit) -> bool:
-    """An expert corrected or signed it off: the unit a merge keeps, as the expert left it."""
-    return unit.corrected_at is not None or unit.review_status == AtomicUnit.ReviewStatus.APPROVED
+def _reviewed(unit: AtomicUnit) -> tuple[bool, bool]:
+    """Which unit a merge keeps, as the expert left it: a corrected one, else a signed-off one."""
+    return unit.corrected_at is not None, unit.review_status == AtomicUnit.ReviewStatus.APPROVED
 
 
 def _keeper(group: list[AtomicUnit]) -> AtomicUnit:

@@ -66,6 +66,15 @@ def unit_signoff_revert(*, event_id: int, user) -> AuditEvent:
     event = AuditEvent.objects.get(pk=event_id)
     if event.action != SIGNOFF_ACTION:
         raise SignoffRefused("only sign-offs are reverted here")
+    corrected_at = (
+        AtomicUnit.objects.filter(pk=event.target_id).values_list("corrected_at", flat=True).first()
+    )
+    if corrected_at is not None and corrected_at > event.created_at:
+        # The correction vouches for the unit too; undo that first, or the unit would be
+        # pending with an expert's correction standing.
+        raise SignoffRefused(
+            f"unit {event.target_id} was corrected since it was signed off; undo the correction first"
+        )
     return audit_revert(event_id=event_id, user=user, permission=SIGNOFF_PERMISSION)
 
 

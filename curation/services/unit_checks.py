@@ -29,6 +29,7 @@ CORRECTABLE = (
 )
 TOGETHER_FIELDS = ("value_amount", "value_unit", "value_period", "valid_from", "valid_to")
 MAX_TEXT = 4000
+AMOUNT_PLACES = Decimal("0.0001")  # AtomicUnit.value_amount's decimal places
 
 
 class CorrectionRefused(ValueError):
@@ -46,7 +47,12 @@ def changes_checked(unit: AtomicUnit, changes: dict) -> dict:
     if "evidence_start" in values or "evidence_end" in values:
         values.update(_evidence(unit, values))
     _check_together({f: values.get(f, getattr(unit, f)) for f in TOGETHER_FIELDS})
-    return {f: v for f, v in values.items() if getattr(unit, f) != v}
+    changed = {f: v for f, v in values.items() if getattr(unit, f) != v}
+    if ("valid_from" in changed or "valid_to" in changed) and "validity_basis" not in changed:
+        # Dates an expert set are theirs: no longer "the capture of a yearly figure" (which
+        # freshness extends with each newer capture) or whatever the machine read them from.
+        changed["validity_basis"] = ValidityBasis.EXPERT.value
+    return changed
 
 
 def _text(raw) -> str:
@@ -77,7 +83,8 @@ def _amount(raw) -> Decimal | None:
         raise CorrectionRefused(f"value_amount: {raw!r} is not a number") from None
     if not amount.is_finite() or not abs(amount) < MAX_AMOUNT:
         raise CorrectionRefused(f"value_amount: {raw!r} is not a usable amount")
-    return amount
+    # As the column holds it, so that what the audit records is what the database reads back.
+    return amount.quantize(AMOUNT_PLACES)
 
 
 def _date(field: str):

@@ -137,11 +137,19 @@ def unit_split(
         )
 
 
-def unit_join(*, unit_ids: list[int], user, text: str = "", note: str = "") -> AuditEvent:
+def unit_join(
+    *,
+    unit_ids: list[int],
+    user,
+    text: str = "",
+    note: str = "",
+    versions: dict[int, str] | None = None,
+) -> AuditEvent:
     """Make units of one statement (one page, quotes at most MAX_JOIN_GAP characters apart)
     into one: the first on the page stays, its quote widened over all of them, its text
     `text` (by default theirs joined) and their values kept among its figures; the others
-    leave the knowledge base (kept for audit)."""
+    leave the knowledge base (kept for audit). `versions`: each unit's version as the form
+    showed it (see unit_version)."""
     require_corrector(user)
     note = note_checked(note, CorrectionRefused)
     unit_ids = list(dict.fromkeys(unit_ids))
@@ -153,6 +161,8 @@ def unit_join(*, unit_ids: list[int], user, text: str = "", note: str = "") -> A
         )
         concepts_lock(concept_ids)
         units = _joinable(unit_ids)
+        for unit in units:
+            _check_version(unit, (versions or {}).get(unit.pk))
         kept, others = units[0], units[1:]
         values = changes_checked(kept, _joined(units, text))
         now = timezone.now()
@@ -180,7 +190,9 @@ def unit_correction_undo(*, event_id: int, user) -> AuditEvent:
     event = AuditEvent.objects.get(pk=event_id)
     if event.action not in CORRECTION_ACTIONS:
         raise CorrectionRefused("only corrections, splits and joins are undone here")
-    return audit_revert(event_id=event_id, user=user, permission=CORRECT_PERMISSION)
+    undone = audit_revert(event_id=event_id, user=user, permission=CORRECT_PERMISSION)
+    transaction.on_commit(embed_units.delay)  # the vectors follow the texts put back
+    return undone
 
 
 # --- locking and the stale-form check --------------------------------------------------------
@@ -224,8 +236,10 @@ def _last_change(unit: AtomicUnit) -> str:
         .order_by("-created_at")
         .first()
     )
-    if event is None:
-        return f"at {_when(unit.updated_at)}"
+    if event is None or unit.updated_at - event.created_at > dt.timedelta(seconds=1):
+        # Changed since by the machine (a check of its page, extraction), which keeps no
+        # audit entry of its own for it.
+        return f"at {_when(unit.updated_at)} by the machine (a check of its page or extraction)"
     who = event.actor.get_username() if event.actor else "the system"
     return f"by {who} at {_when(event.created_at)}"
 
@@ -299,7 +313,16 @@ def _created_fields() -> list[str]:
     return [
         f.name
         for f in AtomicUnit._meta.concrete_fields
-        if f.name not in ("id", "embedding", "created_at", "updated_at")
+        # The vector and its stamps are filled in after commit, not by the split.
+        if f.name
+        not in (
+            "id",
+            "embedding",
+            "embedding_model",
+            "embedding_text_hash",
+            "created_at",
+            "updated_at",
+        )
     ]
 
 

@@ -119,6 +119,7 @@ def unit_join(request: HttpRequest, unit_id: int) -> HttpResponse:
             user=request.user,
             text=form.cleaned_data["text"],
             note=form.cleaned_data["note"],
+            versions=form.versions(),
         )
     except CorrectionRefused as exc:
         return _editor(request, unit, notice=Notice.refused("Not joined", exc), status=422)

@@ -222,11 +222,19 @@ def checked_proposals_store(
         .filter(snapshot=snapshot)
         .values_list("concept_id", "fingerprint")
     )
+    # What an expert corrected stays as they left it: a finding on its quote is not a second
+    # unit beside it.
+    corrected = quote_spans(
+        AtomicUnit.objects.alive().filter(source_id=snapshot.source_id, corrected_at__isnull=False),
+        snapshot,
+    )
     for index, (proposal, check) in enumerate(zip(proposals, checked, strict=True)):
         if check.kind:
             _item_store(run, snapshot, proposal, check)
             continue
         if (check.concept.pk, fingerprint(proposal.text)) in held:
+            continue
+        if overlapping(corrected, check.start, check.end) is not None:
             continue
         if check.validity_basis == ValidityBasis.CAPTURE and _capture_widened(
             snapshot, proposal, check
@@ -237,6 +245,30 @@ def checked_proposals_store(
         units[index] = _unit_create(run, snapshot, proposal, check, ordinal)
     _examples_link(proposals, units)
     return units
+
+
+def quote_spans(units, snapshot: PageSnapshot) -> list[tuple[AtomicUnit, int, int]]:
+    """(unit, start, end) of where each unit stands in `snapshot`'s text: its quote at its
+    own offsets on it, else where its quote is found in this version; and, for a unit an
+    expert corrected, where the machine's own quote of it is (a finding there is the
+    statement the expert corrected). Units whose quotes this version does not hold are left
+    out."""
+    spans = []
+    for unit in units:
+        quotes = [unit.evidence_quote, (unit.machine_version or {}).get("evidence_quote")]
+        if unit.snapshot_id == snapshot.pk:
+            spans.append((unit, unit.evidence_start, unit.evidence_end))
+            quotes = quotes[1:]
+        for quote in filter(None, quotes):
+            found = locate_quote(quote, snapshot.text)
+            if found is not None and found.exact:
+                spans.append((unit, found.start, found.end))
+    return spans
+
+
+def overlapping(spans: list[tuple], start: int, end: int) -> AtomicUnit | None:
+    """The first unit of `spans` whose span overlaps start–end, or None."""
+    return next((unit for unit, first, last in spans if first < end and start < last), None)
 
 
 def _capture_widened(snapshot: PageSnapshot, proposal: UnitProposal, check: Checked) -> bool:
@@ -250,6 +282,7 @@ def _capture_widened(snapshot: PageSnapshot, proposal: UnitProposal, check: Chec
             concept=check.concept,
             fingerprint=fingerprint(proposal.text),
             validity_basis=ValidityBasis.CAPTURE,
+            corrected_at__isnull=True,  # an expert's quote and dates stay as they left them
         )
         .exclude(snapshot=snapshot)
         .select_for_update()

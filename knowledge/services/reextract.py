@@ -23,10 +23,14 @@ from django.utils import timezone
 
 from knowledge.models import AtomicUnit, Concept, ExtractionItem, ExtractionRun, PageSnapshot
 from knowledge.providers import UnitProposal
-from knowledge.services.proposals import checked_proposals_store, fingerprint
+from knowledge.services.proposals import (
+    checked_proposals_store,
+    fingerprint,
+    overlapping,
+    quote_spans,
+)
 from knowledge.services.units import concept_ordinals_renumber
 from knowledge.signals import units_retired
-from knowledge.text.evidence import locate_quote
 
 RETIREMENT_FIELDS = ("deleted_at", "ordinal")
 EXPERT_TOUCHED = (
@@ -49,6 +53,13 @@ def proposals_store_again(
 ) -> dict[int, AtomicUnit]:
     """Store what the new run found on `snapshot` as the module says; the run's `summary`
     records what was kept for experts and what was retired. Call inside a transaction."""
+    # Concepts first, in id order, as every writer of a concept's units locks them.
+    concepts = set(
+        AtomicUnit.objects.alive()
+        .filter(source_id=snapshot.source_id)
+        .values_list("concept_id", flat=True)
+    ) | {check.concept.pk for check in checked if check.concept is not None}
+    list(Concept.objects.select_for_update().filter(pk__in=concepts).order_by("pk"))
     # The page's units on any of its versions: freshness moves a unit an older version stated
     # onto the current one, where it is still the statement this run may find again.
     living = list(
@@ -59,8 +70,11 @@ def proposals_store_again(
         .filter(EXPERT_TOUCHED)
         .values_list("pk", flat=True)
     )
-    experts = _spans_here([u for u in living if u.pk in touched], snapshot)
+    experts = quote_spans([u for u in living if u.pk in touched], snapshot)
     by_statement = {unit.fingerprint: unit for unit in living}
+    for unit in living:  # the statement as the machine first made it, before an expert's fix
+        if machine_text := (unit.machine_version or {}).get("text"):
+            by_statement.setdefault(fingerprint(machine_text), unit)
     taken_out = _taken_out_by_decisions(snapshot)
     open_items = set(
         ExtractionItem.objects.filter(
@@ -75,13 +89,16 @@ def proposals_store_again(
             continue
         statement = fingerprint(proposal.text)
         held = by_statement.get(statement)
+        if held is not None and held.pk in touched:
+            sightings.setdefault(held.pk, []).append([check.start, check.end])
+            continue
         if held is not None:
             found_again.add(held.pk)
             continue
         if statement in taken_out:
             left_out += 1
             continue
-        expert = _overlapping(experts, check.start, check.end)
+        expert = overlapping(experts, check.start, check.end)
         if expert is not None:
             sightings.setdefault(expert.pk, []).append([check.start, check.end])
             continue
@@ -126,23 +143,6 @@ def _taken_out_by_decisions(snapshot: PageSnapshot) -> set[str]:
         .exclude(pk__in=retired_by_runs)
         .values_list("fingerprint", flat=True)
     )
-
-
-def _spans_here(units: list[AtomicUnit], snapshot: PageSnapshot) -> list[tuple]:
-    """(unit, start, end) of each unit's quote in `snapshot`: its own offsets on it, else
-    where its quote stands in this version's text (units of other versions whose quote it no
-    longer holds are left out)."""
-    spans = []
-    for unit in units:
-        if unit.snapshot_id == snapshot.pk:
-            spans.append((unit, unit.evidence_start, unit.evidence_end))
-        elif (found := locate_quote(unit.evidence_quote, snapshot.text)) is not None:
-            spans.append((unit, found.start, found.end))
-    return spans
-
-
-def _overlapping(experts: list[tuple], start: int, end: int) -> AtomicUnit | None:
-    return next((unit for unit, first, last in experts if first < end and start < last), None)
 
 
 def _kept(proposals: list[UnitProposal], checked, keep: list[int]):

@@ -60,7 +60,8 @@ def test_a_correction_survives_extraction_again_and_a_new_page_version(
     out = StringIO()
     call_command("extract", all=True, again=True, quiet_progress=True, stdout=out)
 
-    assert "1 experts' units kept as they left them" in out.getvalue()
+    # the corrected unit and the signed-off one
+    assert "2 experts' units kept as they left them" in out.getvalue()
     assert state(pension) == corrected and pension.deleted_at is None
     assert overlapping(pension) == []  # no live unit shares or overlaps its quote
     assert AtomicUnit.objects.get(pk=signed.pk).deleted_at is None

@@ -119,3 +119,17 @@ def test_two_experts_corrections_of_one_statement_are_left_to_them(editor, exper
         unit_correct(unit_id=unit.pk, user=expert, validity_basis="set by an expert")
     report = units_dedup(user=editor)
     assert report.units_removed == 0 and report.left_for_experts == 1
+
+
+def test_a_corrected_unit_is_kept_over_a_signed_off_duplicate(editor, expert):
+    from curation.services.signoff import unit_signoff
+    from curation.services.units import unit_correct
+
+    concept = ConceptFactory()
+    corrected, signed = (_on_page(concept, f"https://www.gov.uk/isa-{n}") for n in range(2))
+    unit_correct(unit_id=corrected.pk, user=expert, validity_basis="set by an expert")
+    AtomicUnit.objects.filter(pk=signed.pk).update(validity_basis="set by an expert")
+    unit_signoff(unit_id=signed.pk, user=expert)
+    units_dedup(user=editor)
+    assert AtomicUnit.objects.get(pk=corrected.pk).deleted_at is None
+    assert AtomicUnit.objects.get(pk=signed.pk).deleted_at is not None

@@ -131,3 +131,30 @@ def test_what_an_earlier_run_retired_comes_back_when_found_again(isa_page):
     back = again(isa_page, unit(**ALLOWANCE), unit(**LIFETIME), job=4)
     assert back.units_made == 1 and back.summary["left_out_by_decisions"] == 0
     assert len(living(isa_page)) == 2
+
+
+def test_the_machines_first_reading_does_not_come_back_beside_an_experts_rewrite(isa_page, expert):
+    first_run(isa_page, unit(**ALLOWANCE))
+    allowance = AtomicUnit.objects.get()
+    elsewhere = isa_page.text.index("You’re allowed")
+    unit_correct(
+        unit_id=allowance.pk,
+        user=expert,
+        text="Only one Lifetime ISA is allowed.",
+        evidence_start=elsewhere,
+        evidence_end=len(isa_page.text),
+    )
+    run = again(isa_page, unit(**ALLOWANCE))  # the machine reads the allowance as before
+    assert [u.pk for u in living(isa_page)] == [allowance.pk] and run.units_made == 0
+    assert AtomicUnit.objects.get(pk=allowance.pk).text == "Only one Lifetime ISA is allowed."
+
+
+def test_the_first_extraction_of_a_new_version_adds_nothing_beside_a_correction(isa_page, expert):
+    from tests.factories import SnapshotFactory
+
+    first_run(isa_page, unit(**ALLOWANCE))
+    allowance = AtomicUnit.objects.get()
+    unit_correct(unit_id=allowance.pk, user=expert, text="Save up to £20,000 a tax year.")
+    newer = SnapshotFactory(source=isa_page.source, text=isa_page.text + "\nA new line.")
+    run = first_run(newer, unit(**ALLOWANCE))
+    assert run.units_made == 0 and list(AtomicUnit.objects.alive()) == [allowance]

@@ -95,7 +95,7 @@ def test_each_field_is_corrected_in_one_audited_event_that_keeps_the_machine_ver
     assert corrected.machine_version["concept"] == unit.concept.taxonomy_id
     assert event.action == "correction.unit" and event.note == "the machine dropped the threshold"
     assert event.before["unit"][str(unit.pk)]["unit_type"] == "definition"
-    assert event.after["unit"][str(unit.pk)]["value_amount"] == "60000"
+    assert event.after["unit"][str(unit.pk)]["value_amount"] == "60000.0000"
     assert event.after["unit"][str(unit.pk)]["concept"] == target.pk
 
 
@@ -294,3 +294,70 @@ def test_a_concept_merge_keeps_the_correction_and_its_undo(unit, expert, editor)
     assert merged.machine_version["unit_type"] == "definition"
     unit_correction_undo(event_id=event.pk, user=expert)
     assert (fresh(unit).concept, fresh(unit).unit_type) == (into, "definition")
+
+
+def test_an_amount_correction_is_undone(unit, expert):
+    event = unit_correct(unit_id=unit.pk, user=expert, value_amount="2")
+    assert fresh(unit).value_amount == Decimal("2")
+    unit_correction_undo(event_id=event.pk, user=expert)
+    assert fresh(unit).value_amount == Decimal("1")
+
+
+def test_new_dates_are_the_experts_unless_they_name_another_basis(unit, expert):
+    AtomicUnit.objects.filter(pk=unit.pk).update(validity_basis="capture of a yearly figure")
+    unit_correct(
+        unit_id=unit.pk,
+        user=expert,
+        valid_to="2024-12-31",
+        validity_basis="capture of a yearly figure",  # as the form posts it, unchanged
+    )
+    assert fresh(unit).validity_basis == "set by an expert"
+    unit_correct(unit_id=unit.pk, user=expert, valid_to="2025-04-05", validity_basis="stated year")
+    assert fresh(unit).validity_basis == "stated year"
+
+
+def test_a_split_is_undone_after_its_new_part_got_its_vector(unit, expert):
+    first = span("The charge is 1% of your Child Benefit")
+    second = span("You can opt out of getting Child Benefit payments.")
+    event = unit_split(
+        unit_id=unit.pk,
+        user=expert,
+        parts=[
+            {"text": "a", "evidence_start": first[0], "evidence_end": first[1]},
+            {"text": "b", "evidence_start": second[0], "evidence_end": second[1]},
+        ],
+    )
+    # what the embedding task does once the split is committed
+    AtomicUnit.objects.exclude(pk=unit.pk).update(embedding_model="m", embedding_text_hash="h")
+    unit_correction_undo(event_id=event.pk, user=expert)
+    assert list(AtomicUnit.objects.values_list("pk", flat=True)) == [unit.pk]
+
+
+def test_a_join_read_before_another_change_is_refused(snapshot, expert):
+    concept = ConceptFactory()
+    a = UnitFactory(snapshot=snapshot, concept=concept, evidence_quote="The charge is 1%")
+    b = UnitFactory(snapshot=snapshot, concept=concept, evidence_quote="of your Child Benefit")
+    seen = {a.pk: unit_version(a), b.pk: unit_version(b)}
+    unit_correct(unit_id=b.pk, user=expert, unit_type="threshold")
+    with pytest.raises(CorrectionRefused, match=f"unit {b.pk} was changed by expert1"):
+        unit_join(unit_ids=[a.pk, b.pk], user=expert, versions=seen)
+    assert AtomicUnit.objects.alive().count() == 2
+
+
+def test_a_change_by_the_machine_is_named_as_the_machines(unit, expert):
+    from django.utils import timezone
+
+    seen = unit_version(unit)
+    AtomicUnit.objects.filter(pk=unit.pk).update(updated_at=timezone.now())  # a page check
+    with pytest.raises(CorrectionRefused, match="by the machine"):
+        unit_correct(unit_id=unit.pk, user=expert, unit_type="rule", version=seen)
+
+
+def test_a_sign_off_is_not_undone_under_a_later_correction(unit, expert):
+    from curation.services.signoff import SignoffRefused, unit_signoff, unit_signoff_revert
+
+    signed = unit_signoff(unit_id=unit.pk, user=expert)
+    unit_correct(unit_id=unit.pk, user=expert, unit_type="rule")
+    with pytest.raises(SignoffRefused, match="undo the correction first"):
+        unit_signoff_revert(event_id=signed.pk, user=expert)
+    assert fresh(unit).review_status == "approved"

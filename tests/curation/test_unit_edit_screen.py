@@ -193,3 +193,14 @@ def test_an_api_token_cannot_correct_a_unit(client, unit):
     )
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
     assert AtomicUnit.objects.get(pk=unit.pk).unit_type == "threshold"
+
+
+def test_a_unit_whose_quote_did_not_verify_can_still_be_corrected(client, expert, unit):
+    AtomicUnit.objects.filter(pk=unit.pk).update(
+        evidence_quote="Eldest or only child: £25.60 a week (as the machine misread it)",
+        evidence_verified=False,
+    )
+    unit.refresh_from_db()
+    client.force_login(expert)
+    page = client.get(edit_url(unit)).content.decode()
+    assert 'name="evidence_quote" value="Eldest or only child: £25.60 a week."' in page
