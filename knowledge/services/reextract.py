@@ -9,16 +9,17 @@ what the new run finds replaces what the machine found before, and never what an
   place: so does one an editor moved to another concept. A statement whose unit a decision
   took out of the knowledge base (a dedup merge, a flag for deletion, a send to triage, a
   retirement) is not brought back; one an earlier run of extraction again retired may be.
-- A machine unit of the same provider that the new run no longer finds, and no expert
-  touched, is retired (taken out of the knowledge base, kept for audit): listed in the run's
-  summary and reported through `knowledge.signals.units_retired` for the audit trail.
+- A machine unit of the same provider, made from this version of the page, that the new
+  run no longer finds, and no expert touched, is retired (taken out of the knowledge base,
+  kept for audit): listed in the run's summary and reported through
+  `knowledge.signals.units_retired` for the audit trail.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from knowledge.models import AtomicUnit, Concept, ExtractionItem, ExtractionRun, PageSnapshot
@@ -63,7 +64,10 @@ def proposals_store_again(
     # The page's units on any of its versions: freshness moves a unit an older version stated
     # onto the current one, where it is still the statement this run may find again.
     living = list(
-        AtomicUnit.objects.alive().filter(source_id=snapshot.source_id).select_for_update()
+        AtomicUnit.objects.alive()
+        .filter(source_id=snapshot.source_id)
+        .annotate(made_from=F("extraction_run__snapshot_id"))
+        .select_for_update(of=("self",))
     )
     touched = set(
         AtomicUnit.objects.filter(pk__in=[u.pk for u in living])
@@ -107,7 +111,9 @@ def proposals_store_again(
         [
             unit
             for unit in living
-            if unit.snapshot_id == snapshot.pk
+            # made from this version (a unit freshness moved here from an older version is
+            # that version's run's to find again)
+            if unit.made_from == snapshot.pk
             and unit.pk not in touched
             and unit.pk not in found_again
             and unit.provider == run.provider

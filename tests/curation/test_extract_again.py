@@ -158,3 +158,14 @@ def test_the_first_extraction_of_a_new_version_adds_nothing_beside_a_correction(
     newer = SnapshotFactory(source=isa_page.source, text=isa_page.text + "\nA new line.")
     run = first_run(newer, unit(**ALLOWANCE))
     assert run.units_made == 0 and list(AtomicUnit.objects.alive()) == [allowance]
+
+
+def test_a_unit_moved_onto_a_newer_version_is_its_first_versions_to_retire(isa_page):
+    from tests.factories import SnapshotFactory
+
+    first_run(isa_page, unit(**ALLOWANCE))
+    made = AtomicUnit.objects.get()
+    newer = SnapshotFactory(source=isa_page.source, text=isa_page.text + "\nUpdated.")
+    AtomicUnit.objects.filter(pk=made.pk).update(snapshot=newer)  # as freshness moves it
+    assert again(newer, unit(**LIFETIME), job=3).summary["retired"] == []
+    assert again(isa_page, unit(**LIFETIME), job=3).summary["retired"] == [made.pk]
