@@ -361,3 +361,12 @@ def test_a_sign_off_is_not_undone_under_a_later_correction(unit, expert):
     with pytest.raises(SignoffRefused, match="undo the correction first"):
         unit_signoff_revert(event_id=signed.pk, user=expert)
     assert fresh(unit).review_status == "approved"
+
+
+def test_an_editor_given_the_permission_may_correct(unit, editor):
+    from django.contrib.auth.models import Permission
+
+    editor.user_permissions.add(Permission.objects.get(codename="change_atomicunit"))
+    editor = type(editor).objects.get(pk=editor.pk)  # permissions are cached per instance
+    unit_correct(unit_id=unit.pk, user=editor, unit_type="rule")
+    assert fresh(unit).corrected_by == editor
