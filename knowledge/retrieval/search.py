@@ -165,7 +165,8 @@ def _unreviewed_or_absent(
 ) -> SearchResult:
     """A search of reviewed units that nothing answers: `not_reviewed` when the same search
     over every unit finds facts, else `no_match` for the reasons that search gives. Either
-    way only the reviewed search's hits are served."""
+    way a refusal: nothing is served (the reviewed search's weak hits below the quality
+    threshold would be facts about something else)."""
     everything = concept_search(
         params=params.model_copy(update={"min_review": "none"}),
         query_vector=query_vector,
@@ -173,13 +174,12 @@ def _unreviewed_or_absent(
     )
     timings = dict(reviewed.timings_ms, unreviewed=everything.timings_ms["total"])
     timings["total"] = round(reviewed.timings_ms["total"] + timings["unreviewed"], 2)
-    if everything.outcome == "no_match":
-        return dataclasses.replace(
-            reviewed, outcome="no_match", reasons=everything.reasons, timings_ms=timings
-        )
-    return dataclasses.replace(
-        reviewed, outcome="not_reviewed", reasons=[ONLY_UNREVIEWED], timings_ms=timings
+    refused = dataclasses.replace(
+        reviewed, concepts=[], sources=[], context="", context_tokens=0, timings_ms=timings
     )
+    if everything.outcome == "no_match":
+        return dataclasses.replace(refused, outcome="no_match", reasons=everything.reasons)
+    return dataclasses.replace(refused, outcome="not_reviewed", reasons=[ONLY_UNREVIEWED])
 
 
 def _candidates(
