@@ -4,6 +4,7 @@ typed objects; nothing here is about one provider."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -11,6 +12,10 @@ from pydantic import BaseModel, ConfigDict
 
 from knowledge.domain.extraction import CategoryInfo, Usage
 from knowledge.text.glossary import GlossaryEntry
+
+# A word as topic-name phrases are bounded (knowledge.text.glossary.phrase_pattern): a run of
+# word characters and hyphens.
+_FIRST_WORD = re.compile(r"[\w-]+")
 
 TurnType = Literal["new", "follow_up", "clarification"]
 
@@ -48,6 +53,28 @@ class QueryVocabulary:
     glossary: tuple[GlossaryEntry, ...] = ()
     life_events: tuple[LifeEventInfo, ...] = ()
     topic_names: tuple[str, ...] = ()
+    # The topic names by their first word, built once with the vocabulary: a question is
+    # checked against the names that start with one of its words, not against every name
+    # (thousands at ten times today's taxonomy).
+    _names_by_first_word: dict[str, tuple[str, ...]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        index: dict[str, list[str]] = {}
+        for name in self.topic_names:  # longest first, and so each list
+            first = _FIRST_WORD.match(name)
+            index.setdefault(first.group() if first else "", []).append(name)
+        object.__setattr__(
+            self, "_names_by_first_word", {word: tuple(names) for word, names in index.items()}
+        )
+
+    def topic_names_in(self, lowered: str) -> list[str]:
+        """The topic names that may stand in `lowered` (a lower-cased text), longest first:
+        those whose first word is one of its words. The caller checks each as a phrase."""
+        words = {"", *_FIRST_WORD.findall(lowered)}
+        found = [n for w in words for n in self._names_by_first_word.get(w, ())]
+        return sorted(found, key=lambda name: (-len(name), name))
 
 
 class QueryEntities(BaseModel):

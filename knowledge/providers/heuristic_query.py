@@ -160,7 +160,7 @@ def _names_topic(text: str, vocabulary: QueryVocabulary) -> bool:
     lowered = text.lower()
     if terms_found(text, vocabulary.glossary):
         return True
-    return any(_contains_phrase(lowered, name) for name in vocabulary.topic_names)
+    return any(_contains_phrase(lowered, name) for name in vocabulary.topic_names_in(lowered))
 
 
 def _contains_phrase(lowered: str, phrase: str) -> bool:
@@ -215,7 +215,7 @@ def _earlier_topic(conversation: list[ConversationTurn], vocabulary: QueryVocabu
             for found in terms_found(turn.content, vocabulary.glossary)
         ]
         lowered = turn.content.lower()
-        for name in vocabulary.topic_names:
+        for name in vocabulary.topic_names_in(lowered):
             if match := _phrase_match(lowered, name):
                 names.append(turn.content[match.start() : match.end()])
         if names:

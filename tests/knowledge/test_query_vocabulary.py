@@ -437,3 +437,31 @@ def test_the_vocabulary_notices_a_concept_retired_and_a_category_renamed():
 )
 def test_topic_names_drop_qualifiers_and_single_words_longest_first(names, expected):
     assert topic_names(names) == expected
+
+
+def test_the_topic_names_index_finds_what_checking_every_name_finds():
+    """The index of names by first word is only a shortcut: for texts built from the real
+    taxonomy's names (in sentences, plural, possessive, hyphenated, cased), the names found
+    through it are the names found by checking every one."""
+    from knowledge.query.vocabulary import taxonomy_file_vocabulary
+    from knowledge.text.glossary import phrase_pattern
+
+    vocabulary = taxonomy_file_vocabulary()
+    names = vocabulary.topic_names
+    texts = [f"How much {names[i]} can I get?" for i in range(0, len(names), 7)] + [
+        "Can I get the new state pension and pension credit?",
+        "what's the high income child benefit charge's threshold",
+        "is tax-free childcare the same as free childcare? (30 hours)",
+        "Jobseeker's Allowance or jobseekers allowance for students",
+        "HOUSING BENEFITS for people over state pension age",
+        "",
+    ]
+    for text in texts:
+        lowered = text.lower()
+        every = [n for n in names if phrase_pattern(n, True).search(lowered)]
+        indexed = [
+            n for n in vocabulary.topic_names_in(lowered) if phrase_pattern(n, True).search(lowered)
+        ]
+        assert sorted(indexed) == sorted(every), text
+    # and it is a shortcut: a question is checked against a few names, not all of them
+    assert len(vocabulary.topic_names_in("how much can i save each year?")) < len(names) / 20
