@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from functools import cache
 from typing import Protocol
 
@@ -93,6 +94,43 @@ def get_embedder() -> Embedder:
             batch_size=settings.EMBEDDINGS_BATCH_SIZE,
         )
     return LocalEmbedder(batch_size=settings.EMBEDDINGS_BATCH_SIZE)
+
+
+QUERY_VECTORS_HELD = 512  # a few minutes of questions and their rewrites
+_query_vectors: OrderedDict[tuple[tuple[str, str], str], np.ndarray] = OrderedDict()
+_query_vectors_lock = threading.Lock()
+
+
+def query_vectors(texts: list[str]) -> np.ndarray:
+    """The vectors of a search's texts, in one call to the embedder for those it has not
+    embedded lately: an assistant asks the same question again, a follow-up is rewritten to
+    the same stand-alone text, a broad situation searches the same aspects. The last
+    QUERY_VECTORS_HELD texts' vectors are held in the process (the least recently used go)."""
+    embedder = get_embedder()
+    model = (type(embedder).__qualname__, embedder.name)  # a stand-in never answers for it
+    keys = [(model, text) for text in texts]
+    with _query_vectors_lock:
+        held = {key: _query_vectors[key] for key in keys if key in _query_vectors}
+        for key in held:
+            _query_vectors.move_to_end(key)
+    missing = list(dict.fromkeys(key for key in keys if key not in held))
+    if missing:
+        fresh = embedder.embed([text for _, text in missing])
+        with _query_vectors_lock:
+            for key, vector in zip(missing, fresh, strict=True):
+                held[key] = _query_vectors[key] = vector
+                _query_vectors.move_to_end(key)
+            while len(_query_vectors) > QUERY_VECTORS_HELD:
+                _query_vectors.popitem(last=False)
+    if not keys:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    return np.stack([held[key] for key in keys])
+
+
+def query_vectors_forget() -> None:
+    """Drop the held query vectors (after the embedding model changes, and between tests)."""
+    with _query_vectors_lock:
+        _query_vectors.clear()
 
 
 @cache

@@ -18,6 +18,15 @@ def _search_side_session_closed(django_db_setup, django_db_blocker):
         side_sessions_close()
 
 
+@pytest.fixture(autouse=True)
+def _query_vectors_forgotten():
+    """Each test embeds its questions afresh: a vector held from another test's stand-in
+    embedder must not answer for this one's."""
+    from knowledge import embeddings
+
+    embeddings.query_vectors_forget()
+
+
 @pytest.fixture
 def superuser(db):
     return get_user_model().objects.create_superuser("root", "root@example.test", "pw-root-123")

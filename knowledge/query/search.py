@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from django.utils import timezone
 
 from knowledge.domain.questions import ConversationTurn, QueryAnalysis
-from knowledge.embeddings import get_embedder
+from knowledge.embeddings import get_embedder, query_vectors
 from knowledge.query.analysis import query_analyse
 from knowledge.query.vocabulary import query_vocabulary
 from knowledge.retrieval import (
@@ -94,7 +94,7 @@ def question_search(
         result.timings_ms = {"analysis": plan.milliseconds, "total": _ms(started)}
         return QuestionResult(result, plan)
     step = time.perf_counter()
-    vectors = get_embedder().embed([search.text for search in plan.searches])
+    vectors = query_vectors([search.text for search in plan.searches])
     embedded_ms = _ms(step)
     results = [
         concept_search(

@@ -12,6 +12,7 @@ application = get_wsgi_application()
 
 
 def _prepare() -> None:
+    from knowledge import embeddings
     from knowledge.embeddings import get_embedder
     from knowledge.retrieval import search as search_service
     from navigator.api import api
@@ -26,7 +27,9 @@ def _prepare() -> None:
             embedder.real.embed(["How much is the ISA allowance?"])
     else:
         embedder = lookup
-    search_service.get_embedder = lambda: embedder  # the name concept_search calls
+    # The names concept_search and the question search's embedding (query_vectors) call.
+    search_service.get_embedder = embeddings.get_embedder = lambda: embedder
+    embeddings.QUERY_VECTORS_HELD = 0  # each question's embedding is timed, none held
     throttles = api.throttle if isinstance(api.throttle, list) else [api.throttle]
     for throttle in throttles:
         throttle.num_requests = 10**9

@@ -101,3 +101,26 @@ def test_token_counts_from_cached_words_equal_the_tokenizer_s(monkeypatch):
     assert embeddings.count_tokens_each(texts) == expected
     monkeypatch.setattr(embeddings, "_WORD_CACHE_LIMIT", 3)  # forces the cache to refill
     assert embeddings.count_tokens_each(texts) == expected
+
+
+def test_query_vectors_embed_each_new_text_once_in_one_call(monkeypatch):
+    from knowledge import embeddings
+
+    calls = []
+
+    class Recording:
+        name = "recording-model"
+
+        def embed(self, texts):
+            calls.append(list(texts))
+            return np.stack([np.full(embeddings.DIMENSIONS, len(t), np.float32) for t in texts])
+
+    monkeypatch.setattr(embeddings, "get_embedder", lambda: Recording())
+    first = embeddings.query_vectors(["ab", "abc", "ab"])
+    again = embeddings.query_vectors(["abc", "abcd"])
+    assert calls == [["ab", "abc"], ["abcd"]]  # one batch per call, known texts not again
+    assert [row[0] for row in first] == [2, 3, 2] and [row[0] for row in again] == [3, 4]
+    monkeypatch.setattr(embeddings, "QUERY_VECTORS_HELD", 1)
+    embeddings.query_vectors(["x"])  # holds only the newest now
+    embeddings.query_vectors(["abcd"])
+    assert calls[-1] == ["abcd"]
