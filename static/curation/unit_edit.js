@@ -189,4 +189,14 @@
   });
 
   document.addEventListener("htmx:afterSwap", function () { target = "unit"; });
+
+  // A refused correction answers 422 (or 409 for an undo) with the editor and its reason:
+  // htmx swaps only 2xx answers unless told, and the reason must be seen.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var status = event.detail.xhr.status;
+    if ((status === 422 || status === 409) && event.detail.target.id === "unit-editor") {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
 })();

@@ -115,6 +115,13 @@ def test_an_expert_redates_a_threshold_and_widens_its_quote_with_the_keyboard(
     if shots := __import__("os").environ.get("SCREENSHOT_DIR"):
         page.screenshot(path=f"{shots}/unit-corrected.png", full_page=True)
 
+    # A refused correction shows its reason in place (the server answers 422).
+    page.fill("#id_valid_to", "2024-04-05")
+    page.keyboard.press("Control+Enter")
+    expect(page.locator("#unit-editor .messagelist")).to_contain_text(
+        "valid_to: 2024-04-05 is before valid_from 2025-04-06", timeout=SWAP_TIMEOUT_MS
+    )
+
     unit = AtomicUnit.objects.get(pk=wrongly_dated.pk)
     assert (unit.valid_from, unit.valid_to) == (dt.date(2025, 4, 6), dt.date(2026, 4, 5))
     assert unit.evidence_quote == f"{RATE} {DATING}" and unit.evidence_verified
