@@ -1,5 +1,5 @@
-// Keyboard shortcuts of the superseding review queue; htmx makes the requests. Also used by
-// the decision log, for the message shown when the server refuses an htmx request.
+// Keyboard shortcuts of the superseding review queue; htmx makes the requests. (The decision
+// log loads it too; a refused htmx request is told by refusals.js on every screen.)
 //   a approve, r reject, f flag for deletion, j next pair, k previous pair, n write a note.
 // Keys typed in a text field are text, not shortcuts; Escape leaves the field.
 (function () {
@@ -82,30 +82,6 @@
 
   document.addEventListener("DOMContentLoaded", markCurrent);
   document.addEventListener("htmx:afterSettle", markCurrent);
-
-  // htmx swaps only 2xx answers; say so when the server refused or failed, instead of nothing.
-  document.addEventListener("htmx:responseError", function (event) {
-    var status = event.detail.xhr.status;
-    var text = status === 403
-      ? "You are not allowed to do this (403); are you still signed in as a domain expert? Reload the page."
-      : status === 404
-        ? "That pair or decision no longer exists (404). Reload the page."
-        : "The server answered " + status + "; nothing was changed on this screen. Reload the page.";
-    var list = document.getElementById("review-error");
-    if (!list) {
-      list = document.createElement("ul");
-      list.id = "review-error";
-      list.className = "messagelist";
-      list.setAttribute("role", "alert");
-      var main = document.getElementById("content-main");
-      main.insertBefore(list, main.firstChild);
-    }
-    list.innerHTML = "";
-    var item = document.createElement("li");
-    item.className = "error";
-    item.textContent = text;
-    list.appendChild(item);
-  });
 
   document.addEventListener("change", function (event) {
     if (event.target.id !== "select-all") return;

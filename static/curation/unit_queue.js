@@ -101,28 +101,4 @@
   // After a change the unit moves down or leaves: the one now in its place is current.
   document.addEventListener("DOMContentLoaded", function () { mark(false); });
   document.addEventListener("htmx:afterSettle", function () { mark(true); });
-
-  // htmx swaps only 2xx answers; say so when the server refused or failed, instead of nothing.
-  document.addEventListener("htmx:responseError", function (event) {
-    var status = event.detail.xhr.status;
-    var text = status === 403
-      ? "You are not allowed to do this (403); are you still signed in as a domain expert? Reload the page."
-      : status === 404
-        ? "That unit or change no longer exists (404). Reload the page."
-        : "The server answered " + status + "; nothing was changed on this screen. Reload the page.";
-    var list = document.getElementById("queue-error");
-    if (!list) {
-      list = document.createElement("ul");
-      list.id = "queue-error";
-      list.className = "messagelist";
-      list.setAttribute("role", "alert");
-      var main = document.getElementById("content-main");
-      main.insertBefore(list, main.firstChild);
-    }
-    list.innerHTML = "";
-    var item = document.createElement("li");
-    item.className = "error";
-    item.textContent = text;
-    list.appendChild(item);
-  });
 })();

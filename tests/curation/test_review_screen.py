@@ -141,6 +141,7 @@ def test_expert_sees_the_pair_side_by_side_with_everything_needed_to_decide(expe
     assert "text similarity <strong>0.874</strong>" in page
     assert "the newer unit&#x27;s validity starts later" in page
     assert "/static/vendor/htmx.min.js" in page and "/static/curation/review.js" in page
+    assert "/static/curation/refusals.js" in page  # a refused htmx request is told
     assert "<kbd>a</kbd>" in page and "<kbd>j</kbd>" in page  # shortcuts on screen
 
 
