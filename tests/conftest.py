@@ -27,6 +27,16 @@ def _query_vectors_forgotten():
     embeddings.query_vectors_forget()
 
 
+@pytest.fixture(autouse=True)
+def _query_vocabulary_read_each_time(settings):
+    """Tests edit the taxonomy and search at once: the vocabulary is checked on every call
+    (tests/knowledge/test_query_vocabulary.py holds the interval production uses)."""
+    from knowledge.query.vocabulary import query_vocabulary_forget
+
+    settings.QUERY_VOCABULARY_CHECK_SECONDS = 0
+    query_vocabulary_forget()
+
+
 @pytest.fixture
 def superuser(db):
     return get_user_model().objects.create_superuser("root", "root@example.test", "pw-root-123")

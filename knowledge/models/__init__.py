@@ -21,6 +21,7 @@ from knowledge.models.taxonomy import (
     ConceptAlias,
     GlossaryTerm,
     LifeEvent,
+    VocabularyChange,
     taxonomy_id_validator,
 )
 from knowledge.models.units import AtomicUnit, AtomicUnitQuerySet, QualityFlag, UnitSighting
@@ -35,6 +36,7 @@ __all__ = [
     "ConceptAlias",
     "GlossaryTerm",
     "LifeEvent",
+    "VocabularyChange",
     "ExtractionItem",
     "ExtractionJob",
     "ExtractionRun",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, Now
 from pgvector.django import VectorField
 
 from knowledge.models.base import EMBEDDING_DIMENSIONS, TimestampedModel, hnsw_cosine_index
@@ -140,3 +140,22 @@ class LifeEvent(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class VocabularyChange(models.Model):
+    """One row per transaction that changed what the query analysis reads (categories,
+    concepts' names, ids and status, the glossary, life events), written by triggers
+    (migration 0014) so that every path counts: the admin, services, bulk updates, COPY.
+    A process holds the compiled vocabulary until this table's count, latest id or sum of
+    changes moves; a transaction only ever updates its own row, so writers never wait for
+    each other."""
+
+    id = models.BigAutoField(primary_key=True)
+    changed_at = models.DateTimeField(db_default=Now())
+    changes = models.PositiveIntegerField(default=1)  # statements (or concept rows) changed
+
+    class Meta:
+        db_table = "knowledge_vocabularychange"
+
+    def __str__(self) -> str:
+        return f"vocabulary change {self.id} at {self.changed_at:%Y-%m-%d %H:%M:%S}"

@@ -1,12 +1,17 @@
 """The query vocabulary read from the database: categories, glossary, life events and the
-names topics go by. Read once per process and again whenever an editor changes any of
-them: a one-row query of counts and latest change times tells."""
+names topics go by. Compiled once per process and again when an editor changes any of them:
+triggers add a row to `knowledge_vocabularychange` for every transaction that does, and a
+process looks at that small table's count and latest id at most every
+QUERY_VOCABULARY_CHECK_SECONDS, so a request costs no query and nothing that grows with the
+knowledge base."""
 
 from __future__ import annotations
 
 import re
 import threading
+import time
 
+from django.conf import settings
 from django.db import connection
 
 from knowledge.domain.extraction import CategoryInfo
@@ -14,26 +19,36 @@ from knowledge.domain.questions import LifeEventInfo, QueryVocabulary
 from knowledge.models import Category, Concept, GlossaryTerm, LifeEvent
 from knowledge.text.glossary import GlossaryEntry
 
-_VERSION_SQL = """
-SELECT (SELECT count(*) FROM knowledge_glossaryterm), (SELECT max(updated_at) FROM knowledge_glossaryterm),
-       (SELECT count(*) FROM knowledge_lifeevent), (SELECT max(updated_at) FROM knowledge_lifeevent),
-       (SELECT count(*) FROM knowledge_concept), (SELECT max(updated_at) FROM knowledge_concept),
-       (SELECT count(*) FROM knowledge_category), (SELECT max(updated_at) FROM knowledge_category)
-"""
+# The count notices a transaction that commits after a later-numbered one; the latest id,
+# one after the log was pruned to the same count; the sum, a further change made inside the
+# reader's own transaction.
+_VERSION_SQL = "SELECT count(*), max(id), sum(changes) FROM knowledge_vocabularychange"
 _QUALIFIER = re.compile(r"\s*\([^)]*\)|\s*(?:,| for | – | - | and the | in ).*$")
 
 _lock = threading.Lock()
-_held: dict = {"version": None, "vocabulary": None}
+_held: dict = {"version": None, "vocabulary": None, "checked_at": float("-inf")}
 
 
 def query_vocabulary() -> QueryVocabulary:
-    with connection.cursor() as cursor:
-        cursor.execute(_VERSION_SQL)
-        version = cursor.fetchone()
     with _lock:
-        if _held["version"] != version:
+        if (
+            _held["vocabulary"] is not None
+            and time.monotonic() - _held["checked_at"] < settings.QUERY_VOCABULARY_CHECK_SECONDS
+        ):
+            return _held["vocabulary"]
+        with connection.cursor() as cursor:
+            cursor.execute(_VERSION_SQL)
+            version = cursor.fetchone()
+        if _held["version"] != version or _held["vocabulary"] is None:
             _held["vocabulary"], _held["version"] = _read(), version
+        _held["checked_at"] = time.monotonic()
         return _held["vocabulary"]
+
+
+def query_vocabulary_forget() -> None:
+    """The next call reads the vocabulary afresh (a test's database is not the last one's)."""
+    with _lock:
+        _held.update(version=None, vocabulary=None, checked_at=float("-inf"))
 
 
 def _read() -> QueryVocabulary:

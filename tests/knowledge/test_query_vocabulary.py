@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from knowledge.domain.questions import LifeEventInfo
-from knowledge.models import Category, Concept, GlossaryTerm, LifeEvent
+from knowledge.models import Category, Concept, GlossaryTerm, LifeEvent, VocabularyChange
+from knowledge.query import vocabulary as vocabulary_module
 from knowledge.query.vocabulary import query_vocabulary, topic_names
 from knowledge.services.taxonomy import (
     DEFAULT_TAXONOMY_FILE,
@@ -357,6 +358,65 @@ def test_the_vocabulary_is_read_once_while_nothing_changes(django_assert_num_que
         second = query_vocabulary()
 
     assert second is first
+
+
+@pytest.mark.django_db
+def test_within_the_check_interval_the_vocabulary_costs_no_query(
+    settings, monkeypatch, django_assert_num_queries
+):
+    """Production checks for an editor's change at most every few seconds, so a request
+    asks the database nothing; once the interval has passed the change is seen."""
+    settings.QUERY_VOCABULARY_CHECK_SECONDS = 2.0
+    clock = [1000.0]
+    monkeypatch.setattr(vocabulary_module.time, "monotonic", lambda: clock[0])
+    load()
+    first = query_vocabulary()
+    GlossaryTerm(term="LISA", means="Lifetime ISA").save()
+
+    clock[0] += 1.5
+    with django_assert_num_queries(0):
+        assert query_vocabulary() is first
+
+    clock[0] += 1.0
+    assert GlossaryEntry("LISA", "Lifetime ISA") in query_vocabulary().glossary
+
+
+@pytest.mark.django_db
+def test_a_bulk_rename_is_noticed_though_no_model_is_saved():
+    """Triggers log the change, so an update that bypasses the models counts too."""
+    load()
+    assert "junior isa annual limit" in query_vocabulary().topic_names
+
+    Concept.objects.filter(taxonomy_id="isa.junior.annual_limit").update(
+        name="Junior ISA subscription limit"
+    )
+
+    names = query_vocabulary().topic_names
+    assert "junior isa subscription limit" in names
+    assert "junior isa annual limit" not in names
+
+
+@pytest.mark.django_db
+def test_a_transaction_logs_one_row_counting_its_changes_and_a_concepts_other_fields_none():
+    load()
+    rows, changes = _change_log()
+    concept = Concept.objects.get(taxonomy_id="isa.allowance")
+
+    Concept.objects.filter(pk=concept.pk).update(description="Changed wording, same name.")
+    assert _change_log() == (rows, changes)  # nothing the analysis reads
+
+    GlossaryTerm(term="LISA", means="Lifetime ISA").save()
+    GlossaryTerm(term="S&S", means="stocks and shares").save()
+    Concept.objects.filter(pk=concept.pk).update(name="Adult ISA allowance")
+    assert _change_log() == (rows, changes + 3)  # the test's one transaction, its row
+
+
+def _change_log() -> tuple[int, int]:
+    from django.db.models import Sum
+
+    return VocabularyChange.objects.count(), VocabularyChange.objects.aggregate(n=Sum("changes"))[
+        "n"
+    ]
 
 
 @pytest.mark.django_db
