@@ -21,6 +21,7 @@ from knowledge.retrieval.search import (
     thresholds_for_model,
 )
 from knowledge.retrieval.sql import (
+    index_scans_tuned,
     nearest_concepts,
     nearest_units,
     side_sessions_close,
@@ -41,6 +42,7 @@ __all__ = [
     "assemble_context",
     "concept_search",
     "decide_outcome",
+    "index_scans_tuned",
     "nearest_concepts",
     "nearest_units",
     "side_sessions_close",

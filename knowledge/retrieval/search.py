@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
 
 from knowledge.embeddings import get_embedder
 from knowledge.models import Category
@@ -21,10 +20,10 @@ from knowledge.retrieval.params import SearchParams
 from knowledge.retrieval.ranking import apply_quality, rank
 from knowledge.retrieval.sql import (
     alongside,
+    index_scans_tuned,
     nearest_concepts_tuned,
     nearest_units,
     text_matches,
-    tune_index_scans,
     vector_literal,
 )
 
@@ -205,10 +204,10 @@ def _candidates(
         reviewed_only=reviewed_only,
     )
     scope = {"category_ids": category_ids, "day": day, "reviewed_only": reviewed_only}
-    with transaction.atomic():
-        tune_index_scans()
+    with index_scans_tuned():
         unit_rows = nearest_units(vector_text, floor=floor, limit=limit * 10, **scope)
-        text_rows = text_matches(params.query, limit=limit * 10, **scope) if hybrid else []
+    # Outside the tuned transaction: full-text matching may rightly read the whole table.
+    text_rows = text_matches(params.query, limit=limit * 10, **scope) if hybrid else []
     return concepts_found(), unit_rows, text_rows
 
 

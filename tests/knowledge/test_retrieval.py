@@ -119,3 +119,68 @@ def test_a_failed_side_session_is_replaced_by_the_next_search():
     with pytest.raises(OperationalError):
         sql.alongside(kill_side_session)()  # outside a transaction: in the side session
     assert len(concept_search(params=params, query_vector=query).concepts) == 2
+
+
+def _plan_of_the_unit_query(vector: np.ndarray) -> str:
+    """EXPLAIN of the SQL nearest_units sends, in the transaction the service tunes."""
+    sent = []
+
+    def catch(execute, sql_text, params, many, context):
+        sent.append((sql_text, params))
+        return execute(sql_text, params, many, context)
+
+    with sql.index_scans_tuned():
+        with connection.execute_wrapper(catch):
+            sql.nearest_units(vector, floor=0.3, limit=100, category_ids=None, day=None)
+        with connection.cursor() as cursor:
+            cursor.execute("EXPLAIN " + sent[0][0], sent[0][1])
+            return "\n".join(row[0] for row in cursor.fetchall())
+
+
+def test_the_unit_query_uses_the_hnsw_index_on_a_small_table_too(db):
+    """A handful of units: the planner alone would read the table and sort it."""
+    concept = ConceptFactory(embedding=axis_vector(2))
+    for n in range(5):
+        UnitFactory(concept=concept, embedding=axis_vector(2, 0.1 * n))
+
+    plan = _plan_of_the_unit_query(np.array(axis_vector(2)))
+
+    assert "unit_embedding_hnsw" in plan, plan
+
+
+def test_full_text_matches_run_outside_the_tuned_transaction(db, monkeypatch):
+    """Sequential scans are off only for the nearest-neighbour queries."""
+    settings_seen = []
+    matches = sql.text_matches
+
+    def spy(*args, **kwargs):
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW enable_seqscan")
+            settings_seen.append(cursor.fetchone()[0])
+        return matches(*args, **kwargs)
+
+    from knowledge.retrieval import search as search_module
+
+    monkeypatch.setattr(search_module, "text_matches", spy)
+    query = _two_concepts()
+    concept_search(params=SearchParams(query="Which rate?", k=2, hybrid=True), query_vector=query)
+
+    assert settings_seen == ["on"]
+
+
+def test_inside_a_callers_transaction_the_tuning_ends_with_the_block(db):
+    def shown() -> tuple[str, str, str]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT current_setting('enable_seqscan'), current_setting('enable_sort'),"
+                " current_setting('hnsw.iterative_scan')"
+            )
+            return cursor.fetchone()
+
+    before = shown()
+    with sql.index_scans_tuned():
+        assert shown() == ("off", "off", "relaxed_order")
+    assert shown() == before
+    with pytest.raises(RuntimeError), sql.index_scans_tuned():
+        raise RuntimeError("a query failed")
+    assert shown() == before
