@@ -6,7 +6,6 @@ included; errors name the field that is wrong and carry `outcome: "invalid"`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from django.conf import settings
@@ -38,6 +37,7 @@ from navigator.schemas import (
     VerifyIn,
     VerifyOut,
 )
+from navigator.stages import request_stages
 from navigator.throttling import AuthFailureLimit, TokenRateThrottle, client_ip
 from navigator.tools import search_tool_definition, verify_tool_definition
 
@@ -65,11 +65,15 @@ class TokenAuth(HttpBearer):
     the body's declared size (refused unread)."""
 
     def __call__(self, request: HttpRequest):
+        stages = request_stages(request)
+        stages.mark("routing")  # the middleware, the URL's resolution, ninja's dispatch
         if AUTH_FAILURES.blocked(request):
             raise TooManyAuthFailures(AUTH_FAILURES.seconds_left())
         if _declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
             raise BodyTooLarge()
-        return super().__call__(request)
+        token = super().__call__(request)
+        stages.mark("auth")
+        return token
 
     def authenticate(self, request: HttpRequest, token: str):
         return services.api_token_authenticate(raw=token)
@@ -198,12 +202,21 @@ def search(request, payload: SearchIn):
     The query is analysed first (`analysis` says how): a follow-up is understood from
     `conversation`, abbreviations are expanded, a date in the words sets `as_of` when none is
     sent, and a broad life situation is searched as several specific questions, merged."""
-    started = time.perf_counter()
+    stages = request_stages(request)
+    stages.mark("parse")  # the body read and validated
     params = payload.search_params()
     answered = question_search(params=params, conversation=_turns(payload))
+    stages.mark("search")  # the question's own timings say where inside
     result = answered.result
     body = presenters.search_payload(answered)
-    body["timings_ms"]["http"] = round((time.perf_counter() - started) * 1000, 2)
+    stages.mark("present")
+    body["timings_ms"] |= {stage: ms for stage, ms in stages.ms.items() if stage != "search"}
+    body["timings_ms"]["http"] = stages.elapsed_ms()
+    # The presenter builds exactly SearchOut (tests/navigator/test_api.py holds it to the
+    # schema), so ninja's second validation of ~40 units is skipped.
+    content = api.renderer.render(request, body, response_status=200)
+    stages.mark("render")
+    logged_timings = body["timings_ms"] | {"render": stages.ms["render"]}
 
     def log() -> None:
         _log(
@@ -221,13 +234,12 @@ def search(request, payload: SearchIn):
                 for group in hit["sources"]
                 for unit in group["units"]
             ),
-            timings_ms=body["timings_ms"],
+            timings_ms=logged_timings,
         )
 
-    # The presenter builds exactly SearchOut (tests/navigator/test_api.py holds it to the
-    # schema), so ninja's second validation of ~40 units is skipped.
-    content = api.renderer.render(request, body, response_status=200)
-    return LoggedAfterSending(content, log=log, content_type=api.renderer.media_type)
+    response = LoggedAfterSending(content, log=log, content_type=api.renderer.media_type)
+    response["Server-Timing"] = stages.server_timing()
+    return response
 
 
 @api.post(

@@ -21,6 +21,8 @@ from django.core.cache import BaseCache, caches
 from django.http import HttpRequest
 from ninja.throttling import BaseThrottle
 
+from navigator.stages import request_stages
+
 PERIOD_SECONDS = {
     "sec": 1,
     "min": 60,
@@ -84,7 +86,9 @@ class TokenRateThrottle(BaseThrottle):
         token = getattr(request, "auth", None)
         if token is None:
             return True  # refused by authentication already
-        return self.counter.increment(str(token.pk)) <= self.num_requests
+        allowed = self.counter.increment(str(token.pk)) <= self.num_requests
+        request_stages(request).mark("throttle")
+        return allowed
 
     def wait(self) -> float:
         return float(self.counter.seconds_left())

@@ -258,6 +258,24 @@ def test_every_search_is_logged_with_its_token_outcome_and_stages(kb, api, token
     assert "sql" in log.timings_ms
 
 
+def test_a_search_says_where_its_time_went_stage_by_stage(kb, api, token):
+    """The endpoint's own stages beside the search's: they add up to no more than the
+    request's time inside Django; the header adds rendering, the log row keeps it too."""
+    response = api.search(query="What is the ISA allowance?")
+    timings = response.json()["timings_ms"]
+
+    endpoint_stages = ("routing", "auth", "throttle", "parse", "present")
+    assert all(timings[stage] >= 0 for stage in endpoint_stages)
+    assert sum(timings[s] for s in endpoint_stages) + timings["total"] <= timings["http"] + 0.1
+    header = dict(
+        part.split(";dur=") for part in response["Server-Timing"].replace(" ", "").split(",")
+    )
+    assert {*endpoint_stages, "search", "render", "total"} <= set(header)
+    assert float(header["total"]) >= timings["http"]
+    log = QueryLog.objects.latest("created_at")
+    assert log.timings_ms["render"] == float(header["render"])
+
+
 def test_search_answers_exactly_in_its_documented_schema(kb, api):
     """The endpoint sends the presenter's body without ninja validating it again."""
     from ninja.responses import NinjaJSONEncoder
