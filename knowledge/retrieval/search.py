@@ -20,7 +20,6 @@ from knowledge.retrieval.params import SearchParams
 from knowledge.retrieval.ranking import apply_quality, rank
 from knowledge.retrieval.sql import (
     alongside,
-    index_scans_tuned,
     nearest_concepts_tuned,
     nearest_units,
     text_matches,
@@ -204,9 +203,10 @@ def _candidates(
         reviewed_only=reviewed_only,
     )
     scope = {"category_ids": category_ids, "day": day, "reviewed_only": reviewed_only}
-    with index_scans_tuned():
-        unit_rows = nearest_units(vector_text, floor=floor, limit=limit * 10, **scope)
-    # Outside the tuned transaction: full-text matching may rightly read the whole table.
+    unit_rows = nearest_units(
+        vector_text, floor=floor, limit=limit * 10, ef_search=settings.RETRIEVAL_EF_SEARCH, **scope
+    )
+    # Untuned: full-text matching may rightly read the whole table.
     text_rows = text_matches(params.query, limit=limit * 10, **scope) if hybrid else []
     return concepts_found(), unit_rows, text_rows
 

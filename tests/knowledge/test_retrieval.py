@@ -184,3 +184,27 @@ def test_inside_a_callers_transaction_the_tuning_ends_with_the_block(db):
     with pytest.raises(RuntimeError), sql.index_scans_tuned():
         raise RuntimeError("a query failed")
     assert shown() == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_tuned_query_is_one_message_and_leaves_no_setting():
+    query = _two_concepts()
+    sent = []
+
+    def catch(execute, sql_text, params, many, context):
+        sent.append(sql_text)
+        return execute(sql_text, params, many, context)
+
+    with connection.execute_wrapper(catch):
+        rows = sql.nearest_units(
+            query, floor=0.3, limit=100, category_ids=None, day=None, ef_search=40
+        )
+    with transaction.atomic():
+        sql.tune_index_scans(40)
+        expected = sql.nearest_units(query, floor=0.3, limit=100, category_ids=None, day=None)
+
+    assert len(sent) == 1 and "set_config('enable_seqscan', 'off', true)" in sent[0]
+    assert rows == expected and len(rows) == 2
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('enable_seqscan'), current_setting('enable_sort')")
+        assert cursor.fetchone() == ("on", "on")
