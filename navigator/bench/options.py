@@ -17,3 +17,4 @@ class BenchOptions:
     maintenance_work_mem: str = "2GB"
     vectors: str = "isotropic"
     recall_ef: tuple[int, ...] = ()  # ef_search values for recall; () is the setting's alone
+    concurrency: tuple[int, ...] = ()  # clients at once, one level each; () runs none

@@ -60,8 +60,10 @@ def service_recall_measure(*, vectors: np.ndarray, floor: float, day: dt.date) -
 def _service_unit_ids(vector: np.ndarray, *, floor: float, day: dt.date, exact: bool) -> list[int]:
     with transaction.atomic():
         retrieval.tune_index_scans()
-        if exact:
+        if exact:  # the tuning's own switches back on, index scans off: a full scan
             with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL enable_seqscan = on")
+                cursor.execute("SET LOCAL enable_sort = on")
                 cursor.execute("SET LOCAL enable_indexscan = off")
                 cursor.execute("SET LOCAL enable_bitmapscan = off")
         rows = retrieval.nearest_units(

@@ -53,8 +53,13 @@ class ScaleResult:
     concept_index_bytes: int
     unit_query_plan: str
     shared_buffers: str
-    bench_peak_mb: float  # this process: the synthetic base's arrays, the client
+    bench_peak_mb: float  # this process: the synthetic base's arrays, the clients, the model
     seconds: float
+
+    @property
+    def hnsw_used(self) -> bool:
+        """Whether the first question's unit query went through the HNSW index."""
+        return "unit_embedding_hnsw" in self.unit_query_plan
 
 
 def scale_run(*, scale: float, options: BenchOptions, progress: Progress) -> ScaleResult:

@@ -1,5 +1,6 @@
-"""The API as the search benchmark serves it: in processes of its own, under gunicorn, as
-production runs it (docker-compose: `gunicorn navigator.wsgi:application --workers 3`).
+"""The API as the search benchmark serves it: in processes of its own, under gunicorn with
+production's settings (docker-compose: `gunicorn navigator.wsgi:application -c
+gunicorn.conf.py`), so as many workers as production would start on this machine.
 
 Serving from a thread of the benchmark's own process made client and server share one
 interpreter lock: the client waited for the server's after-response work, and the server for
@@ -7,12 +8,18 @@ the client's parsing, which no caller of a real deployment pays. The worker proc
 `navigator.bench.wsgi`, which answers each benchmark question with its planned vector
 (`lookup`) or embeds it with the real model first (`model`), so that the rest of every
 request does the same work.
+
+Every level of concurrent clients meets the same workers: the benchmark measures how the
+workers production would start on this machine serve 1, 4 or 16 clients, not a server
+sized for each level. WEB_CONCURRENCY, passed on to gunicorn, sets the number here as it
+does in production.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import runpy
 import secrets
 import socket
 import subprocess
@@ -34,7 +41,8 @@ from knowledge.embeddings import Embedder
 
 _READING = re.compile(r" \([^)]*\)")  # a glossary meaning the analysis wrote in
 
-WORKERS = 3  # as docker-compose runs the API
+GUNICORN_CONFIG = "gunicorn.conf.py"  # production's, at the project root
+SESSIONS_PER_WORKER = 2  # its request connection and the search's side session
 READY_SECONDS = 120
 QUESTIONS_FILE = "NAVIGATOR_BENCH_QUESTIONS"
 EMBEDDER_MODE = "NAVIGATOR_BENCH_EMBEDDER"
@@ -79,11 +87,17 @@ class EmbedThenLookup:
 class ServedApi:
     base_url: str
     process: subprocess.Popen
+    workers: int
 
     def workers_peak_mb(self) -> float:
         """The largest peak resident size (VmHWM) among the worker processes."""
         peaks = [_status_mb(pid, "VmHWM") for pid in self._worker_pids()]
         return max(peaks, default=float("nan"))
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the workers and by their database sessions that run on
+        this machine (Linux; a session that ended is no longer counted)."""
+        return sum(_cpu_seconds(pid) for pid in self._worker_pids() + _session_pids())
 
     def _worker_pids(self) -> list[int]:
         pid = self.process.pid
@@ -92,6 +106,24 @@ class ServedApi:
         except OSError:  # not Linux
             return []
         return [int(child) for child in children.split()]
+
+
+def _session_pids() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", [APPLICATION_NAME]
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system time of a process, 0 if it cannot be read (gone, or not here)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def _status_mb(pid: int, field: str) -> float:
@@ -111,6 +143,8 @@ def api_served(
 ) -> Iterator[ServedApi]:
     """gunicorn serving the API over the current database on a loopback port, until the
     block ends; then the workers' database sessions are gone before this returns."""
+    workers = configured_workers()
+    _sessions_check(workers)
     with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
         questions_file = Path(folder) / "questions.npz"
         np.savez(
@@ -129,10 +163,10 @@ def api_served(
                 "-m",
                 "gunicorn",
                 "navigator.bench.wsgi:application",
+                "-c",
+                GUNICORN_CONFIG,
                 "--bind",
                 f"fd://{listener.fileno()}",
-                "--workers",
-                str(WORKERS),
                 "--log-level",
                 "warning",
             ],
@@ -142,7 +176,7 @@ def api_served(
         )
         try:
             _wait_until_ready(base_url, process)
-            yield ServedApi(base_url=base_url, process=process)
+            yield ServedApi(base_url=base_url, process=process, workers=workers)
         finally:
             process.terminate()
             try:
@@ -152,6 +186,39 @@ def api_served(
                 process.wait()
             listener.close()
             _wait_for_sessions_to_end()
+
+
+def configured_workers() -> int:
+    """The workers gunicorn starts with production's settings, this environment
+    (WEB_CONCURRENCY) and this machine's cores: the served API inherits the environment."""
+    return runpy.run_path(str(Path(settings.BASE_DIR) / GUNICORN_CONFIG))["workers"]
+
+
+def api_client(base_url: str, *, token: str) -> httpx.Client:
+    # trust_env=False: a proxy from the environment must not sit between client and server.
+    return httpx.Client(
+        base_url=base_url,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=120,
+        trust_env=False,
+    )
+
+
+def _sessions_check(workers: int) -> None:
+    """Fail before serving, rather than with refused connections under load, when the
+    workers' sessions would not fit in the server's max_connections."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting('max_connections')::int, count(*) FROM pg_stat_activity"
+            " WHERE backend_type = 'client backend'"
+        )
+        allowed, open_now = cursor.fetchone()
+    needed = SESSIONS_PER_WORKER * workers
+    if open_now + needed > allowed:
+        raise RuntimeError(
+            f"{workers} API workers need up to {needed} database sessions; PostgreSQL allows "
+            f"{allowed} and {open_now} are open: set WEB_CONCURRENCY lower or raise max_connections"
+        )
 
 
 def _server_environment(questions_file: Path, *, embed: bool) -> dict[str, str]:

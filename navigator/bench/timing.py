@@ -1,5 +1,6 @@
 """Latencies of the three paths a question can take: the raw unit query, the search
-service, and the HTTP API served by processes of its own."""
+service, and the HTTP API served by processes of its own; the API under several clients at
+once; and the embedding of one question alone, the other half of a search's floor."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ from knowledge.embeddings import get_embedder
 from knowledge.providers import HeuristicProvider
 from knowledge.query.vocabulary import taxonomy_file_vocabulary
 from navigator.bench.draws import BenchQueries
+from navigator.bench.load import LoadLevel, load_measure
 from navigator.bench.options import BenchOptions, Progress
-from navigator.bench.serve import ServedApi, api_served
+from navigator.bench.serve import ServedApi, api_client, api_served
 from navigator.models import ApiToken
 from navigator.services import api_token_create
 
@@ -49,14 +51,27 @@ class Latencies:
     analysis_alone_ms: list[float] = field(default_factory=list)
     api_peak_mb: float = float("nan")  # the largest API worker's peak resident size
     api_model_peak_mb: float = float("nan")  # the same with the embedding model loaded
+    api_workers: int = 0
+    # The real model embedding one question per call in this process, nothing else running.
+    embed_alone_ms: list[float] = field(default_factory=list)
+    concurrency: list[LoadLevel] = field(default_factory=list)
+
+    @property
+    def limit_p95_ms(self) -> float:
+        """What a search cannot go below: one question's embedding and the unit query."""
+        return p95(self.embed_alone_ms) + p95(self.raw_sql_ms)
+
+    @property
+    def e2e_p95_ms(self) -> float:
+        return p95(self.http_embedded_ms)
 
 
 def p50(values: list[float]) -> float:
-    return statistics.median(values)
+    return statistics.median(values) if values else float("nan")
 
 
 def p95(values: list[float]) -> float:
-    return float(np.percentile(values, 95))
+    return float(np.percentile(values, 95)) if values else float("nan")
 
 
 def latencies_measure(
@@ -65,13 +80,14 @@ def latencies_measure(
     """Each path goes over all the questions in a pass of its own, the passes in turn and in
     a rotating order. Timing the three paths question by question favoured the later ones:
     the first to ask left the index pages in shared_buffers (at 100×, 47 ms p50 for the
-    service against 33 ms for HTTP around it). Then HTTP with the real embedder on a few.
+    service against 33 ms for HTTP around it). Then the API under load, at each level of
+    clients; then HTTP with the real embedder on a few, and the real embedder alone.
     The API runs in gunicorn workers of its own (navigator.bench.serve)."""
     pairs = list(zip(queries.texts, queries.vectors, strict=True))
     result = Latencies([], [], [], [], [], [], defaultdict(list))
     for vector in queries.vectors:  # brings pages into the OS cache, untimed
         _raw_sql_ms(vector, floor=floor, day=day)
-    with _api_client(dict(pairs), embed=False) as (client, server):
+    with _api_client(dict(pairs), embed=False) as (client, server, token):
         for text, vector in pairs[:WARMUP_CALLS]:
             _service_timings(vector)
             _http_timings(client, text=text)
@@ -85,13 +101,26 @@ def latencies_measure(
             turn = repeat % len(passes)
             for timed_pass in passes[turn:] + passes[:turn]:
                 timed_pass()
+        if options.concurrency:
+            progress(f"  concurrent clients {', '.join(map(str, options.concurrency))}")
+            result.concurrency = load_measure(
+                server=server,
+                token=token,
+                k=K,
+                texts=queries.texts,
+                levels=options.concurrency,
+                repeats=options.repeats,
+            )
         result.api_peak_mb = server.workers_peak_mb()
+        result.api_workers = server.workers
     result.analysis_alone_ms = analysis_alone_measure(queries.texts, repeats=options.repeats)
     if options.embedded_queries:
         progress(f"  HTTP with the local embedder ({options.embedded_queries} queries)")
-        with _api_client(dict(pairs), embed=True) as (client, server):
+        with _api_client(dict(pairs), embed=True) as (client, server, _):
             _http_embedded_pass(result, queries.texts[: options.embedded_queries], client=client)
             result.api_model_peak_mb = server.workers_peak_mb()
+        progress("  the local embedder alone, one question a call")
+        result.embed_alone_ms = embedding_alone_measure(queries.texts, repeats=options.repeats)
     return result
 
 
@@ -123,6 +152,21 @@ def _http_embedded_pass(result: Latencies, texts: list[str], *, client: httpx.Cl
         elapsed, stages = _http_timings(client, text=text)
         result.http_embedded_ms.append(elapsed)
         result.embed_ms.append(stages["embed"])
+
+
+def embedding_alone_measure(texts: list[str], *, repeats: int) -> list[float]:
+    """The real embedder on one text per call, in this process, after warm-up. It is called
+    itself, not through query_vectors, whose held vectors would answer a repeated text."""
+    embedder = get_embedder()
+    for text in texts[: 2 * WARMUP_CALLS]:  # the model's first calls are far slower
+        embedder.embed([text])
+    timings = []
+    for _ in range(repeats):
+        for text in texts:
+            started = time.perf_counter()
+            embedder.embed([text])
+            timings.append(_ms_since(started))
+    return timings
 
 
 def analysis_alone_measure(texts: list[str], *, repeats: int) -> list[float]:
@@ -175,23 +219,14 @@ def _http_timings(client: httpx.Client, *, text: str) -> tuple[float, dict[str, 
 @contextmanager
 def _api_client(
     questions: dict[str, np.ndarray], *, embed: bool
-) -> Iterator[tuple[httpx.Client, ServedApi]]:
-    """A client holding a fresh token, and the API served by its own processes."""
+) -> Iterator[tuple[httpx.Client, ServedApi, str]]:
+    """A client holding a fresh token, the API served by its own processes, and the token
+    (for more clients)."""
     ApiToken.objects.filter(name=BENCH_TOKEN).delete()
     _, raw = api_token_create(name=BENCH_TOKEN)
     served = api_served(questions=questions, model_name=get_embedder().name, embed=embed)
-    with _quiet_httpx(), served as server, _client(server.base_url, token=raw) as client:
-        yield client, server
-
-
-def _client(base_url: str, *, token: str) -> httpx.Client:
-    # trust_env=False: a proxy from the environment must not sit between client and server.
-    return httpx.Client(
-        base_url=base_url,
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=120,
-        trust_env=False,
-    )
+    with _quiet_httpx(), served as server, api_client(server.base_url, token=raw) as client:
+        yield client, server, raw
 
 
 @contextmanager

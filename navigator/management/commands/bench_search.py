@@ -2,6 +2,7 @@ import os
 import re
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
@@ -9,6 +10,7 @@ from django.test.utils import setup_databases, teardown_databases
 
 from knowledge import retrieval
 from navigator.bench.draws import VECTOR_MODELS
+from navigator.bench.figures import figures_write
 from navigator.bench.options import BenchOptions
 from navigator.bench.report import acceptance_summary, scale_report
 from navigator.bench.search import scale_run
@@ -16,8 +18,9 @@ from navigator.bench.search import scale_run
 
 class Command(BaseCommand):
     help = (
-        "Benchmark search latency (raw SQL, service, HTTP API), HNSW recall and index cost on "
-        "synthetic knowledge bases at multiples of production size (throwaway database)."
+        "Benchmark search latency (raw SQL, service, HTTP API, under concurrent clients), "
+        "HNSW recall and index cost on synthetic knowledge bases at multiples of production "
+        "size (throwaway database)."
     )
 
     def add_arguments(self, parser):
@@ -41,19 +44,32 @@ class Command(BaseCommand):
             "--recall-ef", default="", help="ef_search values for recall, e.g. 40,100,400"
         )
         parser.add_argument("--explain", action="store_true", help="print the unit query's plan")
+        parser.add_argument(
+            "--concurrency",
+            default="",
+            help="clients at once against the API, one level each, e.g. 1,4,16 (default: none)",
+        )
+        parser.add_argument(
+            "--json", dest="json_file", default="", help="write every figure to this file"
+        )
 
-    def handle(self, *args, scales: str, recall_ef: str, explain: bool, **options):
+    def handle(self, *args, scales: str, recall_ef: str, explain: bool, json_file: str, **options):
         multiples = _numbers("--scales", scales, kind=float)
         if not multiples:
             raise CommandError("--scales: give positive multiples, e.g. 1,10,100")
         bench = self._options(options, recall_ef=recall_ef)
+        figures_file = _json_path(json_file) if json_file else None
         results = []
         with _throwaway_database(self.stderr.write):
             for scale in multiples:
                 result = scale_run(scale=scale, options=bench, progress=self.stderr.write)
                 scale_report(result, explain=explain, write=self.stdout.write)
                 results.append(result)
-        acceptance_summary(results[-1], write=self.stdout.write)
+                if figures_file:  # after each scale, so a failure at a later one keeps these
+                    figures_write(figures_file, results=results, options=bench)
+        acceptance_summary(results, write=self.stdout.write)
+        if figures_file:
+            self.stderr.write(f"figures written to {figures_file}")
 
     def _options(self, options: dict, *, recall_ef: str) -> BenchOptions:
         if options["queries"] < 1 or options["repeats"] < 1 or options["embedded_queries"] < 0:
@@ -68,7 +84,20 @@ class Command(BaseCommand):
             maintenance_work_mem=options["maintenance_work_mem"],
             vectors=options["vectors"],
             recall_ef=tuple(_numbers("--recall-ef", recall_ef, kind=int)),
+            concurrency=tuple(
+                sorted(set(_numbers("--concurrency", options["concurrency"], kind=int)))
+            ),
         )
+
+
+def _json_path(text: str) -> Path:
+    """Checked before the run, which takes minutes: a file in a folder that exists."""
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise CommandError(f"--json: {path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise CommandError(f"--json: the folder {path.parent} does not exist")
+    return path
 
 
 def _numbers(option: str, text: str, *, kind: type) -> list:
