@@ -39,3 +39,11 @@ workers = env_int("WEB_CONCURRENCY", default_workers(cores()), minimum=1)
 # Loopback unless told otherwise: docker-compose's web service listens on 0.0.0.0:8000,
 # reached only by its proxy on the compose network.
 bind = [env_str("GUNICORN_BIND", "127.0.0.1:8000")]
+
+
+def post_worker_init(worker):
+    """Each worker compiles the query vocabulary and loads the tokenizer before it accepts
+    a request (navigator.warmup), so no caller's first search pays for them."""
+    from navigator.warmup import worker_warm_up
+
+    worker_warm_up()

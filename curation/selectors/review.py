@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
@@ -202,23 +203,22 @@ def decision_events_recent(*, limit: int = DECISION_LOG_LIMIT) -> list[AuditEven
 
 def unit_signoffs(*, unit_ids: list[int]) -> dict[int, Signoff]:
     """The standing sign-off (latest, not reverted) of each of the units that has one, in
-    one query."""
-    events = (
-        AuditEvent.objects.filter(
-            action=SIGNOFF_ACTION,
-            target_type="atomicunit",
-            target_id__in=unit_ids,
-            reverted_by__isnull=True,
-        )
-        .select_related("actor")
-        .order_by("target_id", "-created_at", "-id")
-        .distinct("target_id")
-    )
+    one query. Plain SQL: every search that shows a signed-off unit asks, and the ORM spent
+    ~4 ms building this query for the 0.5 ms PostgreSQL spends running it."""
+    events = AuditEvent._meta.db_table
+    user = AuditEvent._meta.get_field("actor").related_model
+    username = user._meta.get_field(user.USERNAME_FIELD).column
+    sql = f"""
+        SELECT DISTINCT ON (e.target_id) e.target_id, e.id, e.created_at, actor.{username}
+        FROM {events} e LEFT JOIN {user._meta.db_table} actor ON actor.id = e.actor_id
+        WHERE e.action = %s AND e.target_type = 'atomicunit' AND e.target_id = ANY(%s)
+          AND NOT EXISTS (SELECT 1 FROM {events} r WHERE r.reverts_id = e.id)
+        ORDER BY e.target_id, e.created_at DESC, e.id DESC
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [SIGNOFF_ACTION, list(unit_ids)])
+        rows = cursor.fetchall()
     return {
-        event.target_id: Signoff(
-            by=event.actor.get_username() if event.actor else "someone",
-            at=event.created_at,
-            event_id=event.pk,
-        )
-        for event in events
+        target_id: Signoff(by="someone" if by is None else by, at=at, event_id=event_id)
+        for target_id, event_id, at, by in rows
     }

@@ -15,7 +15,7 @@ from knowledge.text.glossary import GlossaryEntry
 
 # A word as topic-name phrases are bounded (knowledge.text.glossary.phrase_pattern): a run of
 # word characters and hyphens.
-_FIRST_WORD = re.compile(r"[\w-]+")
+_WORD = re.compile(r"[\w-]+")  # as phrase matches bound words: "self-employed" is one
 
 TurnType = Literal["new", "follow_up", "clarification"]
 
@@ -53,27 +53,34 @@ class QueryVocabulary:
     glossary: tuple[GlossaryEntry, ...] = ()
     life_events: tuple[LifeEventInfo, ...] = ()
     topic_names: tuple[str, ...] = ()
-    # The topic names by their first word, built once with the vocabulary: a question is
-    # checked against the names that start with one of its words, not against every name
-    # (thousands at ten times today's taxonomy).
-    _names_by_first_word: dict[str, tuple[str, ...]] = field(
+    # The topic names by their first two words, built once with the vocabulary: a question
+    # is checked against the names that start with two of its adjacent words, not against
+    # every name, nor every name sharing a first word with it (hundreds at ten times
+    # today's taxonomy, since topics share their first words: "income tax …", "child …").
+    _names_by_first_words: dict[tuple[str, ...], tuple[str, ...]] = field(
         init=False, repr=False, compare=False, default_factory=dict
     )
 
     def __post_init__(self) -> None:
-        index: dict[str, list[str]] = {}
+        index: dict[tuple[str, ...], list[str]] = {}
         for name in self.topic_names:  # longest first, and so each list
-            first = _FIRST_WORD.match(name)
-            index.setdefault(first.group() if first else "", []).append(name)
+            words = _WORD.findall(name)
+            index.setdefault(tuple(words[:2]) if len(words) >= 2 else (), []).append(name)
         object.__setattr__(
-            self, "_names_by_first_word", {word: tuple(names) for word, names in index.items()}
+            self, "_names_by_first_words", {key: tuple(names) for key, names in index.items()}
         )
 
     def topic_names_in(self, lowered: str) -> list[str]:
         """The topic names that may stand in `lowered` (a lower-cased text), longest first:
-        those whose first word is one of its words. The caller checks each as a phrase."""
-        words = {"", *_FIRST_WORD.findall(lowered)}
-        found = [n for w in words for n in self._names_by_first_word.get(w, ())]
+        those whose first two words stand together in it (the second may carry a plural
+        "s", as a phrase match allows). The caller checks each as a phrase."""
+        words = _WORD.findall(lowered)
+        keys = {()}
+        for first, second in zip(words, words[1:], strict=False):
+            keys.add((first, second))
+            if second.endswith("s"):
+                keys.add((first, second[:-1]))
+        found = [n for key in keys for n in self._names_by_first_words.get(key, ()) if n in lowered]
         return sorted(found, key=lambda name: (-len(name), name))
 
 

@@ -20,7 +20,7 @@ from knowledge.services.taxonomy import (
     taxonomy_load_file,
     taxonomy_parse,
 )
-from knowledge.text.glossary import GlossaryEntry
+from knowledge.text.glossary import GlossaryEntry, phrase_pattern
 
 SMALL = """
 version: 1
@@ -500,7 +500,7 @@ def test_topic_names_drop_qualifiers_and_single_words_longest_first(names, expec
 
 
 def test_the_topic_names_index_finds_what_checking_every_name_finds():
-    """The index of names by first word is only a shortcut: for texts built from the real
+    """The index of names by their first words is only a shortcut: for texts built from the real
     taxonomy's names (in sentences, plural, possessive, hyphenated, cased), the names found
     through it are the names found by checking every one."""
     from knowledge.query.vocabulary import taxonomy_file_vocabulary
@@ -514,6 +514,7 @@ def test_the_topic_names_index_finds_what_checking_every_name_finds():
         "is tax-free childcare the same as free childcare? (30 hours)",
         "Jobseeker's Allowance or jobseekers allowance for students",
         "HOUSING BENEFITS for people over state pension age",
+        "junior isas, lifetime isas and personal allowances",
         "",
     ]
     for text in texts:
@@ -525,3 +526,46 @@ def test_the_topic_names_index_finds_what_checking_every_name_finds():
         assert sorted(indexed) == sorted(every), text
     # and it is a shortcut: a question is checked against a few names, not all of them
     assert len(vocabulary.topic_names_in("how much can i save each year?")) < len(names) / 20
+
+
+def test_the_names_a_question_holds_are_found_among_thousands_sharing_its_words():
+    """Seven thousand names made of the question's own words: exactly those standing in
+    it are found (the index narrows by two adjacent words; the phrase check decides)."""
+    import itertools
+
+    from knowledge.domain.questions import QueryVocabulary
+
+    words = [
+        "income",
+        "tax",
+        "child",
+        "benefit",
+        "state",
+        "pension",
+        "allowance",
+        "credit",
+        "council",
+        "housing",
+        "student",
+        "loan",
+        "capital",
+        "gains",
+        "marriage",
+        "carer",
+        "personal",
+        "savings",
+        "national",
+        "insurance",
+    ]
+    names = [" ".join(p) for n in (2, 3) for p in itertools.permutations(words, n)]
+    vocabulary = QueryVocabulary(topic_names=topic_names(names))
+    lowered = "can i claim child benefit and pay less income tax on savings?"
+
+    found = [
+        name
+        for name in vocabulary.topic_names_in(lowered)
+        if phrase_pattern(name, True).search(lowered)
+    ]
+
+    assert len(vocabulary.topic_names) > 7000
+    assert found == ["child benefit", "income tax"]
