@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from django.db import transaction
-
 
 def detect_after_embedding(sender, count: int = 0, **kwargs) -> None:
     """New unit vectors were stored: queue the superseding detector once they are committed."""
     from curation.tasks import detect_superseding
+    from knowledge.task_queue import queue_after_commit
 
-    transaction.on_commit(detect_superseding.delay)
+    queue_after_commit(detect_superseding)
 
 
 def audit_units_retired(sender, run_id: int, before: dict, after: dict, **kwargs) -> None:

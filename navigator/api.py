@@ -24,6 +24,7 @@ from knowledge.retrieval import SearchError, SearchParams
 from knowledge.verification.check import answer_verify
 from knowledge.verification.judge import claim_judge
 from navigator import presenters, services
+from navigator.outages import DatabaseUnavailable, database_unavailable_detail
 from navigator.schemas import (
     AnalysisOut,
     CategoryOut,
@@ -178,6 +179,23 @@ def on_throttled(request, exc: Throttled):
     if exc.wait:
         response["Retry-After"] = str(int(exc.wait))
     return response
+
+
+def on_database_unavailable(request, exc: Exception):
+    """The database could not be reached: a 503 a downstream app can wait out, naming the
+    cause in words and never the driver's message, whatever DEBUG says; nothing is logged
+    (the log is in the same database)."""
+    response = api.create_response(
+        request,
+        {"outcome": "unavailable", "detail": database_unavailable_detail(exc), "fields": []},
+        status=503,
+    )
+    response["Retry-After"] = str(settings.DATABASE_RETRY_AFTER_SECONDS)
+    return response
+
+
+for _unavailable in DatabaseUnavailable:
+    api.add_exception_handler(_unavailable, on_database_unavailable)
 
 
 @api.exception_handler(Http404)

@@ -273,7 +273,8 @@ class SearchOut(Out):
 
 
 class ErrorOut(Out):
-    outcome: Outcome = "invalid"
+    # "unavailable": the database could not be reached (503, Retry-After); nothing was served.
+    outcome: Literal["invalid", "unavailable"] = "invalid"
     detail: str
     fields: list[dict] = Field(default_factory=list)
 
@@ -301,6 +302,11 @@ class HealthOut(Out):
     database: str
     redis: str
     embedder: str
+    limits: str = Field(
+        "",
+        description="Empty while the shared cache answers; else how long the API's "
+        "limits have been counted per process",
+    )
 
 
 MAX_ANSWER_CHARS = 4000

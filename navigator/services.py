@@ -6,7 +6,6 @@ import datetime as dt
 import re
 
 from django.conf import settings
-from django.core.cache import caches
 from django.core.exceptions import PermissionDenied
 from django.db import connection, transaction
 from django.db.models import F
@@ -14,6 +13,7 @@ from django.utils import timezone
 
 from knowledge.embeddings import count_tokens, get_embedder
 from navigator.models import AccessEvent, ApiToken, QueryLog, hash_token
+from navigator.shared_cache import FailOpenCache, shared_cache_outage
 from navigator.throttling import WindowCounter
 
 ADMIN_LOGIN_FAILURES = WindowCounter(
@@ -92,7 +92,7 @@ def query_log_count_repeat(*, group: str, window_seconds: int, **fields) -> None
     (with `fields`), the others add one to its `repeats`. The row's id is kept in the
     shared cache under `group`; two processes racing on a window's first call may each
     write a row, which still bounds the log by windows, not by calls."""
-    cache = caches["default"]
+    cache = FailOpenCache()
     row_id = cache.get(group)
     if row_id is not None:
         counted = QueryLog.objects.filter(pk=row_id).update(
@@ -195,6 +195,9 @@ def health_report() -> dict:
         report["database"] = f"error: {type(exc).__name__}"
     if settings.REDIS_URL:
         report["redis"] = _redis_status(settings.REDIS_URL)
+    outage = shared_cache_outage()
+    if outage:
+        report["limits"] = outage
     report["embedder"] = _embedder_status()
     healthy = report["database"].startswith("ok") and not report["redis"].startswith("error")
     report["status"] = "ok" if healthy else "degraded"

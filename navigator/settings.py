@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "navigator.stages.request_stages_middleware",  # first: it times the others
+    "navigator.outages.database_unavailable_middleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -90,6 +91,11 @@ else:
     from navigator.embedded_db import embedded_database_settings
 
     DATABASES = {"default": embedded_database_settings(VAR_DIR)}
+# A kept connection is checked before a request reuses it, so the first request after a
+# database restart reconnects instead of failing on a dead session.
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# What a 503 for an unreachable database tells a caller to wait (Retry-After).
+DATABASE_RETRY_AFTER_SECONDS = env_int("DATABASE_RETRY_AFTER_SECONDS", 5, minimum=1)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Celery / Redis ---------------------------------------------------------------------
@@ -100,6 +106,8 @@ CELERY_RESULT_BACKEND = REDIS_URL
 # Without a broker the embedded default runs every task in-process, at once.
 CELERY_TASK_ALWAYS_EAGER = REDIS_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
+# How long starting a job waits for the broker to answer before it refuses the start.
+TASK_QUEUE_CHECK_SECONDS = env_float("TASK_QUEUE_CHECK_SECONDS", 2.0, minimum=0.1)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -140,6 +148,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "navigator",
+            # A Redis that hangs must not hold a search: the limits fail open after this.
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
     }
 else:

@@ -1,4 +1,5 @@
-"""Rate limits kept in the Django cache (Redis in production), shared by every process.
+"""Rate limits kept in the Django cache (Redis in production), shared by every process;
+while it cannot be reached, each process counts on its own (navigator.shared_cache).
 
 Counters are fixed windows incremented atomically (Redis INCR), so concurrent workers never
 lose each other's counts, as a read-modify-write list of timestamps would; a restart keeps
@@ -17,10 +18,11 @@ import ipaddress
 import time
 
 from django.conf import settings
-from django.core.cache import BaseCache, caches
+from django.core.cache import BaseCache
 from django.http import HttpRequest
 from ninja.throttling import BaseThrottle
 
+from navigator.shared_cache import FailOpenCache
 from navigator.stages import request_stages
 
 PERIOD_SECONDS = {
@@ -53,8 +55,8 @@ class WindowCounter:
         self._cache = cache
 
     @property
-    def cache(self) -> BaseCache:
-        return self._cache or caches["default"]
+    def cache(self) -> FailOpenCache:
+        return FailOpenCache(self._cache)
 
     def key(self, ident: str) -> str:
         return f"navigator:{self.prefix}:{ident}:{int(time.time() // self.duration)}"

@@ -17,6 +17,7 @@ from curation.services.bootstrap import (
 )
 from curation.services.taxonomy import require_editor
 from curation.tasks import run_bootstrap_job
+from knowledge.task_queue import TaskQueueUnavailable, task_queue_required
 
 Kind = BootstrapJob.Kind
 
@@ -47,8 +48,20 @@ def bootstrap_reextract_job_create(
 
 
 def _job_create(kind: str, category, params: dict, user) -> BootstrapJob:
+    """Refused with TaskQueueUnavailable, before any row exists, when no worker could be
+    told; a broker lost between that check and the commit fails the job with the reason."""
+    task_queue_required()
     job = BootstrapJob.objects.create(
         kind=kind, category=category, params=params, created_by=user, total=1
     )
-    transaction.on_commit(partial(run_bootstrap_job.delay, job.pk))
+    transaction.on_commit(partial(_queue_or_fail, job.pk))
     return job
+
+
+def _queue_or_fail(job_id: int) -> None:
+    try:
+        run_bootstrap_job.delay(job_id)
+    except Exception as exc:  # the broker's client raises its own
+        BootstrapJob.objects.filter(pk=job_id, status=BootstrapJob.Status.QUEUED).update(
+            status=BootstrapJob.Status.FAILED, error=str(TaskQueueUnavailable(type(exc).__name__))
+        )

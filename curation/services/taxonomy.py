@@ -18,6 +18,7 @@ from curation.services.detection import detector_checks_clear
 from curation.services.locks import atomic_or_refused, concepts_lock
 from knowledge.models import AtomicUnit, Concept, ConceptAlias, taxonomy_id_validator
 from knowledge.services.units import concept_ordinals_renumber
+from knowledge.task_queue import queue_after_commit
 
 EDIT_PERMISSION = "knowledge.change_concept"
 EDITOR_ACTIONS = (
@@ -255,7 +256,7 @@ def concept_edit(
         before = {"concept": states_of([concept], CONCEPT_TEXT_FIELDS)}
         concept.name, concept.description = name, description
         concept.save(update_fields=["name", "description", "updated_at"])
-        transaction.on_commit(embed_units.delay)
+        queue_after_commit(embed_units)
         return audit_record(
             actor=user,
             action="concept.edit",

@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from django.db import transaction
 from django.utils import timezone
 
 from curation.models import AuditEvent
@@ -35,6 +34,7 @@ from curation.services.unit_checks import (
 )
 from knowledge.models import AtomicUnit, Concept
 from knowledge.services.proposals import fingerprint
+from knowledge.task_queue import queue_after_commit
 from knowledge.tasks import embed_units
 
 CORRECT_PERMISSION = "knowledge.change_atomicunit"
@@ -191,7 +191,7 @@ def unit_correction_undo(*, event_id: int, user) -> AuditEvent:
     if event.action not in CORRECTION_ACTIONS:
         raise CorrectionRefused("only corrections, splits and joins are undone here")
     undone = audit_revert(event_id=event_id, user=user, permission=CORRECT_PERMISSION)
-    transaction.on_commit(embed_units.delay)  # the vectors follow the texts put back
+    queue_after_commit(embed_units)  # the vectors follow the texts put back
     return undone
 
 
@@ -278,7 +278,7 @@ def _corrected(
     # Its facts changed: the superseding detector compares it afresh, and its vector follows
     # its text once the transaction stands.
     detector_checks_clear(unit_ids=[unit.pk])
-    transaction.on_commit(embed_units.delay)
+    queue_after_commit(embed_units)
     return before, after
 
 

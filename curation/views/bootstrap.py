@@ -22,6 +22,7 @@ from curation.views.access import Notice, admin_page, editor_required
 from curation.views.jobs import job_url
 from curation.views.responses import render_partial_or_redirect
 from knowledge.models import Category, Concept
+from knowledge.task_queue import TaskQueueUnavailable
 
 BOOTSTRAP_TEMPLATE = "curation/taxonomy_bootstrap.html"
 
@@ -69,7 +70,7 @@ def bootstrap_propose(request: HttpRequest, slug: str) -> HttpResponse:
                 limit=form.cleaned_data["limit"],
                 user=request.user,
             )
-        except BootstrapRefused as exc:
+        except (BootstrapRefused, TaskQueueUnavailable) as exc:
             notice = Notice.refused(refused, exc)
         else:
             notice = _queued_notice(job, f"Proposing concepts for {category.name}")
@@ -90,7 +91,7 @@ def bootstrap_reextract(request: HttpRequest, slug: str) -> HttpResponse:
         job = bootstrap_reextract_job_create(
             category_slug=slug, url_prefixes=form.url_prefix_list(), user=request.user
         )
-    except BootstrapRefused as exc:
+    except (BootstrapRefused, TaskQueueUnavailable) as exc:
         notice = Notice.refused(refused, exc)
     else:
         notice = _queued_notice(job, f"Re-extracting the pages of {category.name}")

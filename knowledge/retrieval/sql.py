@@ -14,7 +14,7 @@ from typing import TypeVar
 import numpy as np
 import psycopg
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 
 from knowledge.domain.temporal import NEWER_PERIOD, served_sql
 from knowledge.models import AtomicUnit
@@ -134,8 +134,21 @@ def _side_thread() -> ThreadPoolExecutor:
 
 def _in_side_session(query: Callable[..., T], kwargs: dict) -> T:
     """The side thread keeps its own connection from one search to the next (Django's
-    request cycle, which ages connections out, never runs on it); a failure closes it, so
-    the next search starts a fresh session."""
+    request cycle, which checks and ages connections out, never runs on it). A session the
+    server ended (a restart) is replaced and the query run once more, so the first search
+    after a restart does not fail; any other failure closes it, and the next search starts
+    a fresh session."""
+    try:
+        return query(**kwargs)
+    except (OperationalError, InterfaceError):
+        connection.close()
+        return _closing_on_failure(query, kwargs)
+    except Exception:
+        connection.close()
+        raise
+
+
+def _closing_on_failure(query: Callable[..., T], kwargs: dict) -> T:
     try:
         return query(**kwargs)
     except Exception:

@@ -7,6 +7,7 @@ from tqdm import tqdm
 
 from knowledge import govuk
 from knowledge.services import ingest
+from knowledge.task_queue import TaskQueueUnavailable, task_queue_required
 from knowledge.tasks import ingest_batch, ingest_page
 
 
@@ -61,6 +62,7 @@ class Command(BaseCommand):
 
     def _create_job(self, from_dir, paths, seed_list, captured_on):
         try:
+            task_queue_required()
             if captured_on is not None and from_dir is None:
                 raise ValueError("--captured-on goes with --from-dir: a fetch is captured today")
             if from_dir is not None:
@@ -69,7 +71,7 @@ class Command(BaseCommand):
             if seed_list is not None:
                 paths = ingest.seed_list_read(path=seed_list)
             return ingest.govuk_job_create(paths=paths)
-        except (ValueError, govuk.FetchError) as exc:
+        except (ValueError, govuk.FetchError, TaskQueueUnavailable) as exc:
             raise CommandError(str(exc)) from exc
 
     def _wait(self, job_id, bar, timeout):
