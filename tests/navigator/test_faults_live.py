@@ -160,6 +160,14 @@ def served(tmp_path):
     postgres = Postgres(tmp_path / "var")
     redis = Redis(_free_port())
     redis.start()
+    try:
+        yield from _serving(tmp_path, postgres, redis)
+    finally:
+        redis.stop()
+        postgres.stop()
+
+
+def _serving(tmp_path, postgres: Postgres, redis: Redis):
     environment = {
         key: value for key, value in os.environ.items() if key not in ("NAVIGATOR_VAR_DIR",)
     }
@@ -193,22 +201,20 @@ def served(tmp_path):
         env=environment,
     )  # fmt: skip
     base_url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            httpx.get(f"{base_url}/api/v1/health", timeout=5, trust_env=False)
-            break
-        except httpx.TransportError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise RuntimeError("the API did not start") from None
-            time.sleep(0.2)
     try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                httpx.get(f"{base_url}/api/v1/health", timeout=5, trust_env=False)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("the API did not start") from None
+                time.sleep(0.2)
         yield base_url, token, redis, postgres
     finally:
         server.terminate()
         server.wait(30)
-        redis.stop()
-        postgres.stop()
 
 
 def test_reads_survive_redis_and_the_database_going_away_and_coming_back(served):
