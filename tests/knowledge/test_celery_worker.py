@@ -344,3 +344,88 @@ def test_a_timed_out_extraction_returns_failed_so_the_jobs_chord_still_embeds(
     monkeypatch.setattr(ingest, "ingested_snapshot_id", lambda *, job_id, ref: 7)
     assert run_as_a_worker(tasks.extract_ingested, 1, "/a-page") == "failed"
     assert retries_asked == []
+
+
+@pytest.mark.slow
+def test_a_worker_reconnects_by_itself_when_redis_returns(transactional_db):
+    """Its Redis stopped under a running worker and started again: the worker takes the
+    next batch without being restarted."""
+    from tests.navigator.test_faults_live import Redis, _free_port
+
+    redis_server = Redis(_free_port())
+    redis_server.start()
+    broker = f"redis://127.0.0.1:{redis_server.port}/0"
+    env = {
+        **os.environ,
+        "DEBUG": "true",
+        "REDIS_URL": broker,
+        "DATABASE_URL": worker_database_url(),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "navigator", "worker", "--pool=solo",
+         "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=WARNING"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        time.sleep(3)  # connected and consuming
+        redis_server.stop()
+        time.sleep(3)  # the worker has lost its broker
+        redis_server.start()
+        job = ingest.directory_job_create(root=ROOT / "fixtures" / "govuk")
+        Celery("navigator-test", broker=broker).send_task(
+            "knowledge.tasks.ingest_batch", args=[job.pk]
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            job.refresh_from_db()
+            if job.status == IngestJob.Status.FINISHED:
+                break
+            time.sleep(0.5)
+        assert process.poll() is None, process.stdout.read()
+        assert ingest.ingest_job_progress(job_id=job.pk)["status"] == "finished"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        redis_server.stop()
+
+
+@pytest.mark.slow
+def test_beat_publishes_again_by_itself_once_redis_returns(caplog):
+    """beat's scheduler, over a Redis stopped and started again: the send it could not make
+    is logged, not fatal, and the next one reaches the queue without a restart."""
+    import datetime as dt
+
+    import redis
+    from celery.beat import ScheduleEntry, Scheduler
+
+    from navigator.celery import app as project_app
+    from tests.navigator.test_faults_live import Redis, _free_port
+
+    redis_server = Redis(_free_port())
+    redis_server.start()
+    broker = f"redis://127.0.0.1:{redis_server.port}/0"
+    app = Celery("navigator-beat-test", broker=broker)
+    app.conf.task_routes = project_app.conf.task_routes
+    scheduler = Scheduler(app=app, lazy=True)
+    entry = ScheduleEntry(
+        name="sweep",
+        task="knowledge.tasks.sweep_stale_work",
+        schedule=dt.timedelta(minutes=10),
+        app=app,
+    )
+    try:
+        scheduler.apply_entry(entry, producer=scheduler.producer)
+        redis_server.stop()
+        with caplog.at_level("ERROR"):
+            scheduler.apply_entry(entry, producer=scheduler.producer)  # logged, not raised
+        redis_server.start()
+        scheduler.apply_entry(entry, producer=scheduler.producer)
+
+        queued = redis.Redis.from_url(broker).llen("celery")
+        assert queued == 1  # the send after the restart (the first went with the old server)
+        assert any("Message Error" in record.getMessage() for record in caplog.records)
+    finally:
+        redis_server.stop()
