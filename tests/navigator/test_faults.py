@@ -114,8 +114,18 @@ def broker_down(settings):
     settings.TASK_QUEUE_CHECK_SECONDS = 0.5
     saved = current_app.conf.broker_url, current_app.conf.task_always_eager
     current_app.conf.broker_url, current_app.conf.task_always_eager = url, False
+    _broker_pools_forgotten(current_app)
     yield
     current_app.conf.broker_url, current_app.conf.task_always_eager = saved
+    _broker_pools_forgotten(current_app)
+
+
+def _broker_pools_forgotten(app) -> None:
+    """The app keeps the connections of the broker it first sent to (another test's)."""
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    app.amqp._producer_pool = None
 
 
 @pytest.mark.django_db
