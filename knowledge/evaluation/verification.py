@@ -2,7 +2,7 @@
 ../shared/eval/verify_cases_dev.jsonl, scored as that folder's README says: returned claims
 matched to gold claims by character overlap (at least half the gold claim), greedily, largest
 overlap first; verdict accuracy per class, contradicted recall, supported precision, missed
-claims, the confusion matrix, and latency."""
+claims, the confusion matrix, and the latency of verifying each answer."""
 
 from __future__ import annotations
 
@@ -70,7 +70,19 @@ def load_cases(path: Path) -> list[VerifyCase]:
     return cases
 
 
+# Verified once before any answer is timed; no case's claim is about a £1 allowance.
+WARM_UP_ANSWER = "The warm-up allowance is £1 a year for everyone who asks for it."
+
+
+def verification_warm() -> None:
+    """One verification before any is timed, as a served process has made many: the
+    embedding model loads and makes its first, slow, call; the database session opens."""
+    answer_verify(answer=WARM_UP_ANSWER)
+
+
 def evaluate_case(case: VerifyCase, *, judge=None) -> CaseResult:
+    """The case verified as the API verifies an answer (its `milliseconds` time that alone,
+    not the scoring), then scored."""
     found = answer_verify(answer=case.answer, as_of=case.as_of, judge=judge)
     return score_case(case, found)
 
@@ -115,8 +127,13 @@ def summarise_verification(results: list[CaseResult]) -> dict:
         "confusion": dict(Counter((want, got) for want, got, _ in pairs)),
         "reasons": dict(Counter((want, got, reason) for want, got, reason in pairs)),
         "unmatched_returned": dict(Counter(v for r in results for v in r.unmatched_returned)),
-        "latency_ms": latency_summary([r.milliseconds for r in results]),
+        "latency_ms": verification_latency(results),
     }
+
+
+def verification_latency(results: list[CaseResult]) -> dict:
+    """p50 and p95 of verifying one answer, in milliseconds, over `n` answers."""
+    return latency_summary([r.milliseconds for r in results]) | {"n": len(results)}
 
 
 def _share(flags: list[bool]) -> float | None:
@@ -157,9 +174,12 @@ def case_group(case: VerifyCase) -> str:
 def cross_validate_thresholds(cases: list[VerifyCase], *, judge=None) -> dict:
     """Held-out figures with the thresholds chosen on the other folds, folds grouped by the
     first gold page of each answer. The choice weighs verdict accuracy and contradicted
-    recall equally: a wrong amount passed as supported is the failure that matters most."""
+    recall equally: a wrong amount passed as supported is the failure that matters most.
+    The latency is that of each answer verified as the API does it, before the thresholds
+    are varied over remembered evidence."""
     from sklearn.model_selection import GroupKFold
 
+    latency = verification_latency([evaluate_case(case, judge=judge) for case in cases])
     evidence_of = remembering_evidence()
     grid = [Thresholds(*values) for values in itertools.product(*GRID.values())]
     results = {
@@ -186,7 +206,7 @@ def cross_validate_thresholds(cases: list[VerifyCase], *, judge=None) -> dict:
         chosen.append(best)
         for i in test:
             held_out[i] = results[best][i]
-    report = summarise_verification(held_out)
+    report = summarise_verification(held_out) | {"latency_ms": latency}
     report["thresholds_chosen"] = [vars(t) for t in chosen]
     report["best_on_all"] = vars(max(grid, key=lambda t: _objective(results[t])))
     return report

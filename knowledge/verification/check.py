@@ -18,6 +18,7 @@ Verdicts and reasons:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import time
 from dataclasses import dataclass, field
@@ -93,8 +94,9 @@ def answer_verify(
     judge=None,
     asked: str = "",
 ) -> Verification:
-    """`evidence_of(claim, day)`: the units a claim is checked against (the search by
-    default; an evaluation passes a memo so that thresholds can be varied cheaply).
+    """`evidence_of(claim, day)`: the units a claim is checked against (by default the
+    answer's claims are searched together, `claims_evidence`; an evaluation passes a memo so
+    that thresholds can be varied cheaply).
     `judge`: a provider that judges claims without figures (`judge.claim_judge()`); None
     leaves them to the rules. `asked`: the question answered, which a first sentence that
     names no topic of its own ("You can get it for 6 months") leans on."""
@@ -444,15 +446,18 @@ def figure_context(text: str, start: int, end: int) -> frozenset[str]:
     return frozenset(words(before)[-CONTEXT_WORDS:] + words(after)[:CONTEXT_WORDS])
 
 
-def _printed_figures(text: str, kind: str) -> list[tuple[int, int, Decimal]]:
+# Each reading of a claim's evidence asks again for the figures of the same units' texts,
+# and the same units come back answer after answer: each text is read once a measure.
+@functools.lru_cache(maxsize=4096)
+def _printed_figures(text: str, kind: str) -> tuple[tuple[int, int, Decimal], ...]:
     """Where the text prints figures of the claim's measure, with their values in it."""
     if kind in ("GBP", "percent"):
-        return [(a.start, a.end, a.value) for a in find_amounts(text) if a.unit == kind]
-    return [
+        return tuple((a.start, a.end, a.value) for a in find_amounts(text) if a.unit == kind)
+    return tuple(
         (f.start, f.end, _measured(f.value, f.unit))
         for f in claim_figures(text)
         if _same_measure(f.unit, kind)
-    ]
+    )
 
 
 def _shown(evidence: list[Evidence]) -> str | None:

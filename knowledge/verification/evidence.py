@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
-from django.db.models import Q
+from django.db.models import Q, Value
 
 from knowledge.domain.temporal import SERVED
-from knowledge.embeddings import get_embedder
+from knowledge.embeddings import query_vectors
 from knowledge.models import AtomicUnit
 from knowledge.retrieval import SearchParams, concept_search
 from knowledge.verification.claims import Claim, Figure
@@ -35,31 +35,60 @@ def claim_evidence(claim: Claim, day: dt.date) -> list[Evidence]:
 
 
 def claims_evidence(claims: list[Claim], day: dt.date) -> list[list[Evidence]]:
-    """`claim_evidence` for each claim of an answer, their words embedded in one call (the
-    clauses of one sentence share theirs)."""
+    """`claim_evidence` for each claim of an answer: their words embedded in one call and
+    searched once (the clauses of one sentence share theirs), then the units stating their
+    figures read in one query."""
     contexts = list(dict.fromkeys(claim.context for claim in claims))
-    vectors = dict(zip(contexts, get_embedder().embed(contexts), strict=True)) if contexts else {}
-    return [_evidence(claim, day, vectors[claim.context]) for claim in claims]
-
-
-def _evidence(claim: Claim, day: dt.date, vector: np.ndarray) -> list[Evidence]:
-    params = SearchParams(
-        query=claim.context, k=5, min_results=5, as_of=day, include_historical=True
+    vectors = dict(zip(contexts, query_vectors(contexts), strict=True))
+    searched = {context: _nearest(context, day, vector) for context, vector in vectors.items()}
+    found = [dict(searched[claim.context]) for claim in claims]
+    stating = _units_stating_each(
+        [claim.figures for claim in claims], exclude=[set(near) for near in found]
     )
-    found = {
+    for claim, near, units in zip(claims, found, stating, strict=True):
+        for unit in units:
+            status = _status(unit, unit.temporal_status_on(day).value, day)
+            similarity = _cosine(vectors[claim.context], unit.embedding)
+            near[unit.pk] = Evidence(unit, similarity, status)
+    return [sorted(near.values(), key=lambda e: -e.similarity)[:UNITS_LOOKED_AT] for near in found]
+
+
+def _nearest(context: str, day: dt.date, vector: np.ndarray) -> dict[int, Evidence]:
+    """The search's units for a claim's words, of every date, by id."""
+    params = SearchParams(query=context, k=5, min_results=5, as_of=day, include_historical=True)
+    return {
         u.unit.pk: Evidence(u.unit, u.similarity, _status(u.unit, u.temporal_status, day))
         for hit in concept_search(params=params, query_vector=vector, with_context=False).concepts
         for u in hit.units
     }
-    for unit in _units_stating(claim.figures, exclude=set(found)):
-        status = unit.temporal_status_on(day).value
-        found[unit.pk] = Evidence(unit, _cosine(vector, unit.embedding), _status(unit, status, day))
-    return sorted(found.values(), key=lambda e: -e.similarity)[:UNITS_LOOKED_AT]
 
 
 def _units_stating(figures: list[Figure], *, exclude: set[int]) -> list[AtomicUnit]:
     """Live units whose structured value, other figures or text is one of the money or
     percent figures."""
+    return _units_stating_each([figures], exclude=[exclude])[0]
+
+
+def _units_stating_each(
+    figures_each: list[list[Figure]], *, exclude: list[set[int]]
+) -> list[list[AtomicUnit]]:
+    """`_units_stating` for each list of figures, in one query: a union of each one's."""
+    queries = [
+        query
+        for index, (figures, excluded) in enumerate(zip(figures_each, exclude, strict=True))
+        if (query := _stating_query(figures, exclude=excluded, index=index)) is not None
+    ]
+    found: list[list[AtomicUnit]] = [[] for _ in figures_each]
+    if queries:
+        first, *rest = queries
+        for unit in first.union(*rest, all=True) if rest else first:
+            found[unit.figures_of].append(unit)
+    return found
+
+
+def _stating_query(figures: list[Figure], *, exclude: set[int], index: int):
+    """The units stating one of `figures`, marked `figures_of=index`; None for no money or
+    percent figure."""
     wanted = Q()
     for figure in figures:
         if figure.unit in ("GBP", "percent"):
@@ -68,15 +97,17 @@ def _units_stating(figures: list[Figure], *, exclude: set[int]) -> list[AtomicUn
             wanted |= Q(figures__contains=[{"amount": amount, "unit": figure.unit}])
             wanted |= Q(text__contains=printed(figure))
     if not wanted:
-        return []
+        return None
     units = (
         AtomicUnit.objects.filter(wanted, deleted_at__isnull=True, concept__status="active")
         .exclude(pk__in=exclude)
         .exclude(embedding__isnull=True)
         .select_related("concept", "source")
+        .defer("concept__embedding")  # a concept's vector is never read here
         .with_newer_period_known()  # read by temporal_status_on, not asked one by one
+        .annotate(figures_of=Value(index))
     )
-    return list(units[: UNITS_BY_VALUE * len(figures)])
+    return units[: UNITS_BY_VALUE * len(figures)]
 
 
 def printed(figure: Figure) -> str:

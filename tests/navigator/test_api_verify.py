@@ -214,18 +214,20 @@ def test_units_stating_a_figure_are_found_by_its_value(kb, db):
 
 
 def test_an_answers_claims_are_embedded_in_one_call(kb, db, monkeypatch):
-    from knowledge.verification import evidence
+    from knowledge import embeddings
     from knowledge.verification.check import answer_verify
 
-    real = evidence.get_embedder()
+    real = embeddings.get_embedder()
     calls = []
 
     class Counting:
+        name = real.name
+
         def embed(self, texts):
             calls.append(list(texts))
             return real.embed(texts)
 
-    monkeypatch.setattr(evidence, "get_embedder", lambda: Counting())
+    monkeypatch.setattr(embeddings, "get_embedder", lambda: Counting())
     answer = (
         "You get £25.60 a week for the eldest child and £16.95 for each other child. " + PENSION
     )

@@ -13,6 +13,7 @@ from knowledge.evaluation.verification import (
     evaluate_case,
     load_cases,
     summarise_verification,
+    verification_warm,
 )
 from knowledge.verification.judge import claim_judge
 
@@ -48,6 +49,7 @@ class Command(BaseCommand):
         except CaseFileError as exc:
             raise CommandError(str(exc)) from exc
         judge = claim_judge()
+        verification_warm()
         if cv:
             report = cross_validate_thresholds(cases, judge=judge)
         else:
@@ -93,7 +95,8 @@ class Command(BaseCommand):
         self.stdout.write(f"returned claims matching no gold claim: {report['unmatched_returned']}")
         latency = report["latency_ms"]
         self.stdout.write(
-            f"latency per answer ms: p50 {latency.get('p50')}  p95 {latency.get('p95')}"
+            f"verification latency per answer (ms, {latency['n']} answers after a warm-up): "
+            f"p50 {latency.get('p50')}  p95 {latency.get('p95')}"
         )
 
 
