@@ -92,9 +92,16 @@ def restore_read(*, path: Path, replace: bool = False, progress: Progress = lamb
     connection.close()  # pg_restore drops and creates tables this session may hold open
     _run(
         "pg_restore",
-        ["--clean", "--if-exists", "--no-owner", "--exit-on-error", "--single-transaction",
-         *_target(flag="--dbname"), str(path)],
-    )  # fmt: skip
+        [
+            "--clean",
+            "--if-exists",
+            "--no-owner",
+            "--exit-on-error",
+            "--single-transaction",
+            *_target(flag="--dbname"),
+            str(path),
+        ],
+    )
     counts = _table_counts()
     expected = _expected_counts(path)
     differences = {

@@ -362,10 +362,25 @@ def test_a_worker_reconnects_by_itself_when_redis_returns(transactional_db):
         "DATABASE_URL": worker_database_url(),
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "navigator", "worker", "--pool=solo",
-         "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel=WARNING"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "navigator",
+            "worker",
+            "--pool=solo",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel=WARNING",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         time.sleep(3)  # connected and consuming
         redis_server.stop()

@@ -109,15 +109,17 @@ def broker_down(settings):
     """Tasks go to workers through a Redis broker that refuses connections."""
     from celery import current_app
 
+    app = current_app._get_current_object()
+    # Read before the settings change: the app reads Django's settings at its first use.
+    saved = app.conf.broker_url, app.conf.task_always_eager
     url = f"redis://127.0.0.1:{_closed_port()}/0"
     settings.CELERY_TASK_ALWAYS_EAGER = False
     settings.TASK_QUEUE_CHECK_SECONDS = 0.5
-    saved = current_app.conf.broker_url, current_app.conf.task_always_eager
-    current_app.conf.broker_url, current_app.conf.task_always_eager = url, False
-    _broker_pools_forgotten(current_app)
+    app.conf.broker_url, app.conf.task_always_eager = url, False
+    _broker_pools_forgotten(app)
     yield
-    current_app.conf.broker_url, current_app.conf.task_always_eager = saved
-    _broker_pools_forgotten(current_app)
+    app.conf.broker_url, app.conf.task_always_eager = saved
+    _broker_pools_forgotten(app)
 
 
 def _broker_pools_forgotten(app) -> None:

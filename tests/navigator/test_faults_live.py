@@ -195,11 +195,21 @@ def _serving(tmp_path, postgres: Postgres, redis: Redis):
     port = _free_port()
     environment.update({QUESTIONS_FILE: str(questions), EMBEDDER_MODE: "lookup"})
     server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "navigator.bench.wsgi:application",
-         "-c", "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "--workers", "2"],
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "navigator.bench.wsgi:application",
+            "-c",
+            "gunicorn.conf.py",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "2",
+        ],
         cwd=settings.BASE_DIR,
         env=environment,
-    )  # fmt: skip
+    )
     base_url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
