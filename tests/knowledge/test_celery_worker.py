@@ -9,6 +9,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import quote
@@ -53,8 +55,20 @@ def worker(transactional_db):
     import redis
 
     redis.Redis.from_url(BROKER).flushdb()
-    database_url = worker_database_url()
-    env = {**os.environ, "DEBUG": "true", "REDIS_URL": BROKER, "DATABASE_URL": database_url}
+    with solo_worker(BROKER) as process:
+        yield process
+
+
+@contextmanager
+def solo_worker(broker: str) -> Iterator[subprocess.Popen]:
+    """A Celery worker (one process) over `broker` and the test database, until the block
+    ends."""
+    env = {
+        **os.environ,
+        "DEBUG": "true",
+        "REDIS_URL": broker,
+        "DATABASE_URL": worker_database_url(),
+    }
     process = subprocess.Popen(
         [
             sys.executable,
@@ -355,55 +369,19 @@ def test_a_worker_reconnects_by_itself_when_redis_returns(transactional_db):
     redis_server = Redis(_free_port())
     redis_server.start()
     broker = f"redis://127.0.0.1:{redis_server.port}/0"
-    env = {
-        **os.environ,
-        "DEBUG": "true",
-        "REDIS_URL": broker,
-        "DATABASE_URL": worker_database_url(),
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "navigator",
-            "worker",
-            "--pool=solo",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "--loglevel=WARNING",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
     try:
-        time.sleep(3)  # connected and consuming
-        redis_server.stop()
-        time.sleep(3)  # the worker has lost its broker
-        redis_server.start()
-        job = ingest.directory_job_create(root=ROOT / "fixtures" / "govuk")
-        Celery("navigator-test", broker=broker).send_task(
-            "knowledge.tasks.ingest_batch", args=[job.pk]
-        )
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and process.poll() is None:
-            job.refresh_from_db()
-            if job.status == IngestJob.Status.FINISHED:
-                break
-            time.sleep(0.5)
-        assert process.poll() is None, process.stdout.read()
+        with solo_worker(broker) as process:
+            time.sleep(3)  # connected and consuming
+            redis_server.stop()
+            time.sleep(3)  # the worker has lost its broker
+            redis_server.start()
+            job = ingest.directory_job_create(root=ROOT / "fixtures" / "govuk")
+            Celery("navigator-test", broker=broker).send_task(
+                "knowledge.tasks.ingest_batch", args=[job.pk]
+            )
+            wait_for(job_finished(job), process, "the batch sent after Redis returned")
         assert ingest.ingest_job_progress(job_id=job.pk)["status"] == "finished"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
         redis_server.stop()
 
 
