@@ -24,7 +24,13 @@ from knowledge.models.taxonomy import (
     VocabularyChange,
     taxonomy_id_validator,
 )
-from knowledge.models.units import AtomicUnit, AtomicUnitQuerySet, QualityFlag, UnitSighting
+from knowledge.models.units import (
+    AtomicUnit,
+    AtomicUnitQuerySet,
+    QualityFlag,
+    UnitSighting,
+    printed_figures,
+)
 
 __all__ = [
     "EMBEDDING_DIMENSIONS",
@@ -48,6 +54,7 @@ __all__ = [
     "Source",
     "TimestampedModel",
     "UnitSighting",
+    "printed_figures",
     "hnsw_cosine_index",
     "taxonomy_id_validator",
 ]

@@ -6,11 +6,12 @@ search ranks this year's unit first)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
-from django.db.models import Q, Value
+from django.db import connection
 
 from knowledge.domain.temporal import SERVED
 from knowledge.embeddings import query_vectors
@@ -72,42 +73,71 @@ def _units_stating(figures: list[Figure], *, exclude: set[int]) -> list[AtomicUn
 def _units_stating_each(
     figures_each: list[list[Figure]], *, exclude: list[set[int]]
 ) -> list[list[AtomicUnit]]:
-    """`_units_stating` for each list of figures, in one query: a union of each one's."""
-    queries = [
-        query
-        for index, (figures, excluded) in enumerate(zip(figures_each, exclude, strict=True))
-        if (query := _stating_query(figures, exclude=excluded, index=index)) is not None
-    ]
+    """`_units_stating` for each list of figures: their ids found in one query (a union of
+    each one's, in raw SQL: the ORM took ~10 ms to compile the union it ran in ~1 ms), then
+    the units read in one more."""
+    parts, params = [], []
+    for index, (figures, excluded) in enumerate(zip(figures_each, exclude, strict=True)):
+        part = _stating_sql(figures, exclude=excluded, index=index)
+        if part is not None:
+            parts.append(part[0])
+            params += part[1]
     found: list[list[AtomicUnit]] = [[] for _ in figures_each]
-    if queries:
-        first, *rest = queries
-        for unit in first.union(*rest, all=True) if rest else first:
-            found[unit.figures_of].append(unit)
-    return found
-
-
-def _stating_query(figures: list[Figure], *, exclude: set[int], index: int):
-    """The units stating one of `figures`, marked `figures_of=index`; None for no money or
-    percent figure."""
-    wanted = Q()
-    for figure in figures:
-        if figure.unit in ("GBP", "percent"):
-            wanted |= Q(value_amount=figure.value, value_unit=figure.unit)
-            amount = f"{figure.value.normalize():f}"  # as AtomicUnit.figures holds it
-            wanted |= Q(figures__contains=[{"amount": amount, "unit": figure.unit}])
-            wanted |= Q(text__contains=printed(figure))
-    if not wanted:
-        return None
+    if not parts:
+        return found
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        rows = cursor.fetchall()
     units = (
-        AtomicUnit.objects.filter(wanted, deleted_at__isnull=True, concept__status="active")
-        .exclude(pk__in=exclude)
-        .exclude(embedding__isnull=True)
+        AtomicUnit.objects.filter(pk__in={unit_id for unit_id, _ in rows})
         .select_related("concept", "source")
         .defer("concept__embedding")  # a concept's vector is never read here
         .with_newer_period_known()  # read by temporal_status_on, not asked one by one
-        .annotate(figures_of=Value(index))
+        .in_bulk()
     )
-    return units[: UNITS_BY_VALUE * len(figures)]
+    for unit_id, index in rows:
+        found[index].append(units[unit_id])
+    return found
+
+
+def _stating_sql(figures: list[Figure], *, exclude: set[int], index: int):
+    """(SQL, parameters) of the ids of the live units stating one of `figures`, each beside
+    `index`, in the units' own order (concept, ordinal); None for no money or percent figure.
+    Each way a unit states a figure is answered by an index of its own (migration 0015)."""
+    stated, params = [], []
+    for figure in figures:
+        if figure.unit in ("GBP", "percent"):
+            amount = f"{figure.value.normalize():f}"  # as AtomicUnit.figures holds it
+            stated.append("(u.value_amount = %s AND u.value_unit = %s) OR u.figures @> %s::jsonb")
+            params += [
+                figure.value,
+                figure.unit,
+                json.dumps([{"amount": amount, "unit": figure.unit}]),
+            ]
+            prints = printed_forms(figure)
+            stated.append("knowledge_printed_figures(u.text) && %s::text[]")
+            params.append(prints)
+    if not stated:
+        return None
+    sql = f"""(
+        SELECT u.id, {index:d}
+        FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id
+        WHERE ({" OR ".join(stated)})
+            AND u.deleted_at IS NULL AND c.status = 'active' AND u.embedding IS NOT NULL
+            AND NOT (u.id = ANY(%s))
+        ORDER BY c.taxonomy_id, u.ordinal
+        LIMIT {UNITS_BY_VALUE * len(figures):d}
+    )"""
+    return sql, [*params, sorted(exclude)]
+
+
+def printed_forms(figure: Figure) -> list[str]:
+    """How a text may print the figure: £12,570 also as £12,570.00, as rate tables print
+    whole pounds beside pence (£10.00)."""
+    forms = [printed(figure)]
+    if figure.unit == "GBP" and figure.value == figure.value.to_integral_value():
+        forms.append(f"£{figure.value:,.2f}")
+    return forms
 
 
 def printed(figure: Figure) -> str:

@@ -95,13 +95,22 @@ def test_the_clauses_of_one_sentence_are_searched_once(embedder, rates, monkeypa
     assert len(claims) == 4 and searched == list(dict.fromkeys(c.context for c in claims))
 
 
-def test_the_units_stating_an_answers_figures_are_read_in_one_query(embedder, rates):
+def test_the_units_stating_an_answers_figures_are_found_in_one_query_and_read_in_one(
+    embedder, rates
+):
     claims = answer_claims(ANSWER)
     with CaptureQueriesContext(connection) as queries:
         claims_evidence(claims, DAY)
 
-    by_value = [q for q in queries.captured_queries if '"figures" @>' in q["sql"]]
-    assert len(by_value) == 1
+    by_value = [q for q in queries.captured_queries if "u.figures @>" in q["sql"]]
+    assert len(by_value) == 1 and by_value[0]["sql"].count("UNION ALL") >= 1
+    ids = by_value[0]["sql"]
+    read = [
+        q
+        for q in queries.captured_queries[queries.captured_queries.index(by_value[0]) + 1 :]
+        if '"knowledge_atomicunit"."id" IN' in q["sql"]
+    ]
+    assert len(read) == 1, ids
 
 
 def test_each_claims_evidence_is_what_its_own_search_finds(embedder, rates):
