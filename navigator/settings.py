@@ -241,6 +241,8 @@ EMBEDDINGS_MODEL = env_str(
 )
 EMBEDDINGS_DIMENSIONS = 384  # fixed by the vector(384) columns
 EMBEDDINGS_BATCH_SIZE = env_int("EMBEDDINGS_BATCH_SIZE", 64, minimum=1)
+# Where the local model's ONNX export is kept (knowledge.onnx_embedding): made once per machine.
+EMBEDDINGS_ONNX_DIR = Path(env_str("EMBEDDINGS_ONNX_DIR", str(VAR_DIR / "models")))
 
 # --- Retrieval --------------------------------------------------------------------------
 
@@ -255,8 +257,9 @@ RETRIEVAL_THRESHOLDS = {
 }
 RETRIEVAL_MODE = env_str("RETRIEVAL_MODE", "units", choices=("concept", "units", "both"))
 RETRIEVAL_HYBRID = env_bool("RETRIEVAL_HYBRID", False)
-RETRIEVAL_EF_SEARCH = env_int("RETRIEVAL_EF_SEARCH", 400, minimum=10)
-RETRIEVAL_CONCEPT_EF_SEARCH = env_int("RETRIEVAL_CONCEPT_EF_SEARCH", 100, minimum=10)
+# pgvector takes hnsw.ef_search from 1 to 1000.
+RETRIEVAL_EF_SEARCH = env_int("RETRIEVAL_EF_SEARCH", 400, minimum=10, maximum=1000)
+RETRIEVAL_CONCEPT_EF_SEARCH = env_int("RETRIEVAL_CONCEPT_EF_SEARCH", 100, minimum=10, maximum=1000)
 # How long a process trusts its compiled query vocabulary before it asks whether an editor
 # changed it (one small query): an edit reaches every API worker within this time.
 QUERY_VOCABULARY_CHECK_SECONDS = env_float("QUERY_VOCABULARY_CHECK_SECONDS", 2.0, minimum=0.0)

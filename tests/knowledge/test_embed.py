@@ -87,6 +87,34 @@ def test_local_model_gives_normalised_384_dimensional_vectors():
     assert float(vectors[0] @ vectors[1]) < 0.9
 
 
+def test_a_few_texts_go_through_onnx_and_equal_the_torch_model_s(settings, tmp_path):
+    settings.EMBEDDINGS_ONNX_DIR = tmp_path / "models"
+    embedder = embeddings.LocalEmbedder()
+    long_text = "Your Personal Allowance goes down by £1 for every £2 of income. " * 40
+    texts = ["ISA allowance", "Child Benefit was £20.50 a week for your eldest child.", long_text]
+    few = embedder.embed(texts)  # ONNX Runtime, exported into the folder
+    batch = embedder.embed(texts * 3)  # more than FEW_TEXTS: the torch model
+    assert embedder._few is not None and embedder._few is not False
+    assert list((tmp_path / "models").glob("*.onnx")) and not list(
+        (tmp_path / "models").glob("*.partial")
+    )
+    assert few.shape == (3, 384) and few.dtype == np.float32
+    # The same tokens (truncated at 256), pooling and normalisation: the same vectors.
+    assert np.allclose(few, batch[:3], atol=1e-5)
+
+
+def test_few_texts_fall_back_to_torch_where_no_onnx_model_can_be_written(
+    settings, tmp_path, caplog
+):
+    (tmp_path / "models").write_text("a file, not a folder")
+    settings.EMBEDDINGS_ONNX_DIR = tmp_path / "models"
+    embedder = embeddings.LocalEmbedder()
+    vectors = embedder.embed(["ISA allowance"])
+    assert vectors.shape == (1, 384)
+    assert embedder._few is False
+    assert "few texts are embedded by torch" in caplog.text
+
+
 def test_token_counts_from_cached_words_equal_the_tokenizer_s(monkeypatch):
     from knowledge import embeddings
 
