@@ -47,7 +47,9 @@ def env_bool(name: str, default: bool) -> bool:
     raise _bad(name, value, "true/false (or 1/0, yes/no, on/off)")
 
 
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+def env_int(
+    name: str, default: int, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
     value = _raw(name)
     if value is None:
         return default
@@ -57,6 +59,8 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
         raise _bad(name, value, "an integer") from None
     if minimum is not None and number < minimum:
         raise _bad(name, value, f"an integer >= {minimum}")
+    if maximum is not None and number > maximum:
+        raise _bad(name, value, f"an integer <= {maximum}")
     return number
 
 

@@ -25,7 +25,9 @@ from knowledge.retrieval.sql import (
     nearest_concepts,
     nearest_units,
     side_sessions_close,
+    table_sizes_forget,
     tune_index_scans,
+    unit_ef_search,
     vector_literal,
 )
 
@@ -47,7 +49,9 @@ __all__ = [
     "nearest_units",
     "side_sessions_close",
     "source_urls",
+    "table_sizes_forget",
     "thresholds_for_model",
     "tune_index_scans",
+    "unit_ef_search",
     "vector_literal",
 ]

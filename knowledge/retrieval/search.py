@@ -23,6 +23,7 @@ from knowledge.retrieval.sql import (
     nearest_concepts_tuned,
     nearest_units,
     text_matches,
+    unit_ef_search,
     vector_literal,
 )
 
@@ -204,7 +205,7 @@ def _candidates(
     )
     scope = {"category_ids": category_ids, "day": day, "reviewed_only": reviewed_only}
     unit_rows = nearest_units(
-        vector_text, floor=floor, limit=limit * 10, ef_search=settings.RETRIEVAL_EF_SEARCH, **scope
+        vector_text, floor=floor, limit=limit * 10, ef_search=unit_ef_search(), **scope
     )
     # Untuned: full-text matching may rightly read the whole table.
     text_rows = text_matches(params.query, limit=limit * 10, **scope) if hybrid else []

@@ -5,10 +5,15 @@ in which the concept scan runs beside the unit scan."""
 from __future__ import annotations
 
 import functools
+import math
 import re
+import threading
+import time
+import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
@@ -39,6 +44,67 @@ _TUNE_SQL = (
 )
 
 
+# --- ef_search by the table's size ------------------------------------------------------------
+
+EF_SEARCH_MAX = 1000  # pgvector's limit
+# Up to this many rows the settings' ef_search holds; beyond, it grows with the square root of
+# the size. Measured on the calibrated synthetic base (bench_search --recall-ef): recall@10 of
+# questions near a concept 1.000 at 7,753 units and 0.991 at 77,530 with ef_search 400; at
+# 775,300 units 0.983 with 400, 0.993 with 700 and 1000.
+EF_SEARCH_STEADY_ROWS = 100_000
+TABLE_SIZE_CHECK_SECONDS = 60.0  # a table grows by ingestion runs, not from one second to the next
+
+
+@dataclass
+class _TableSize:
+    rows: int = 0
+    read_at: float = float("-inf")
+
+
+_table_sizes: dict[str, _TableSize] = {}
+_table_sizes_lock = threading.Lock()
+
+
+def ef_search_for(rows: int, base: int) -> int:
+    """The ef_search a table of `rows` rows is searched with: `base` up to
+    EF_SEARCH_STEADY_ROWS, then base × √(rows / EF_SEARCH_STEADY_ROWS), at most 1000."""
+    if rows <= EF_SEARCH_STEADY_ROWS:
+        return base
+    return min(EF_SEARCH_MAX, max(base, round(base * math.sqrt(rows / EF_SEARCH_STEADY_ROWS))))
+
+
+def unit_ef_search() -> int:
+    return ef_search_for(_table_rows("knowledge_atomicunit"), settings.RETRIEVAL_EF_SEARCH)
+
+
+def concept_ef_search() -> int:
+    return ef_search_for(_table_rows("knowledge_concept"), settings.RETRIEVAL_CONCEPT_EF_SEARCH)
+
+
+def _table_rows(table: str) -> int:
+    """The planner's estimate of the table's rows (pg_class.reltuples, kept by autovacuum and
+    ANALYZE), read at most once every TABLE_SIZE_CHECK_SECONDS per process."""
+    now = time.monotonic()
+    with _table_sizes_lock:
+        held = _table_sizes.setdefault(table, _TableSize())
+        if now - held.read_at < TABLE_SIZE_CHECK_SECONDS:
+            return held.rows
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = %s::regclass", [table]
+        )
+        row = cursor.fetchone()
+    with _table_sizes_lock:
+        held.rows, held.read_at = (row[0] if row else 0), now
+        return held.rows
+
+
+def table_sizes_forget() -> None:
+    """Read the tables' sizes again at the next search (tests, and the benchmark between scales)."""
+    with _table_sizes_lock:
+        _table_sizes.clear()
+
+
 def tune_index_scans(ef_search: int | None = None) -> tuple[str | None, ...]:
     """For the rest of this transaction (SET LOCAL), in one round trip: filtered HNSW scans
     keep searching until enough rows pass the filter (pgvector 0.8), and the planner takes
@@ -48,7 +114,7 @@ def tune_index_scans(ef_search: int | None = None) -> tuple[str | None, ...]:
     at ten times the size), and growing with every unit until it switches. With sequential
     scans and sorts counted as disabled, the index's own order is the plan that avoids both;
     the few rows it returns are still sorted where the SQL asks. Returns the prior values."""
-    values = [str(ef_search or settings.RETRIEVAL_EF_SEARCH)] + [v for _, v in _TUNED[1:]]
+    values = [str(ef_search or unit_ef_search())] + [v for _, v in _TUNED[1:]]
     with connection.cursor() as cursor:
         cursor.execute(_TUNE_SQL, values)
         return tuple(cursor.fetchone()[: len(_TUNED)])
@@ -105,7 +171,7 @@ def nearest_concepts_tuned(
         limit=limit,
         category_ids=category_ids,
         reviewed_only=reviewed_only,
-        ef_search=settings.RETRIEVAL_CONCEPT_EF_SEARCH,
+        ef_search=concept_ef_search(),
     )
 
 
@@ -171,6 +237,7 @@ def _close_this_threads_connection() -> None:
 # Django's cursors bind parameters on the client and never prepare; a psycopg connection
 # prepares only with a threshold set, which no cursor but prepared_rows' reaches.
 _ONLY_ON_REQUEST = 2**31 - 1
+_generic_plan_sessions: weakref.WeakSet = weakref.WeakSet()
 
 
 def prepared_rows(sql: str, params: dict) -> list[tuple]:
@@ -183,6 +250,14 @@ def prepared_rows(sql: str, params: dict) -> list[tuple]:
     if session.prepare_threshold is None:
         session.prepare_threshold = _ONLY_ON_REQUEST
     with connection.wrap_database_errors, psycopg.Cursor(session) as cursor:
+        if session not in _generic_plan_sessions:
+            # PostgreSQL kept planning the search's long statement for each run's values
+            # (custom plans, ~1.5 ms each) although the plan never changed with them. Only
+            # these statements are prepared, so the setting reaches nothing else. Inside a
+            # transaction, which may be rolled back with the setting, it is set each time.
+            cursor.execute("SET plan_cache_mode = force_generic_plan")
+            if not connection.in_atomic_block:
+                _generic_plan_sessions.add(session)
         cursor.execute(sql, params, prepare=True)
         return cursor.fetchall()
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from django.conf import settings
 
 from navigator.bench.load import LoadLevel
 from navigator.bench.search import ScaleResult
@@ -54,12 +53,18 @@ def _analysis_check(analysis_ms: list[float]) -> Check:
 
 
 def _recall_check(r: ScaleResult) -> Check:
-    ef = settings.RETRIEVAL_EF_SEARCH
-    ef = ef if ef in r.recall_at_10 else next(iter(r.recall_at_10))
-    figure = float(np.mean(r.recall_at_10[ef]))
+    """The service's own unit query (filters, floor, iterative scan, the ef_search of this
+    table size) against the exact answer to it, over the questions something answers: a
+    question far from every concept has nothing above the floor, and its ten nearest, all
+    about as far, are no answer whichever the index finds (the plain recall of the index,
+    far questions included, is reported beside)."""
+    figure = float(np.mean(r.service_recall_at_10)) if r.service_recall_at_10 else float("nan")
     return Check(
         name="recall_at_10",
-        line=f"HNSW recall@10 against exact search at ef_search={ef}: {figure:.3f}",
+        line=(
+            f"the service's unit query: recall@10 against exact search at ef_search="
+            f"{r.ef_search}: {figure:.3f} over {len(r.service_recall_at_10)} questions"
+        ),
         figure=figure,
         target=f"≥ {RECALL_AT_10:g}",
         passed=figure >= RECALL_AT_10,

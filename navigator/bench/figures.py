@@ -55,6 +55,7 @@ def scale_figures(r: ScaleResult) -> dict:
         "embedding_alone": _spread(lat.embed_alone_ms),
         "recall_at_10": _recall_figures(r),
         "service_recall_at_10": _mean(r.service_recall_at_10),
+        "ef_search": r.ef_search,
         "indexes": {
             "unit_bytes": r.unit_index_bytes,
             "concept_bytes": r.concept_index_bytes,

@@ -60,10 +60,14 @@ def service_recall_measure(*, vectors: np.ndarray, floor: float, day: dt.date) -
     return recalls
 
 
+# An order by distance that no index can give: the HNSW index answers `embedding <=> q`
+# alone, and from a few tens of thousands of rows the planner would take it, whose answer at
+# the default ef_search of 40 is neither exact nor as long as a prefix asks.
+_EXACT_ORDER = "(embedding <=> {q}::vector) + 0"
 # The service's FROM clause, and the same over a prefix of the units by exact distance.
 _UNITS = "FROM knowledge_atomicunit u JOIN"
 _NEAREST_PREFIX = (
-    "FROM (SELECT * FROM knowledge_atomicunit ORDER BY embedding <=> %(q)s::vector"
+    f"FROM (SELECT * FROM knowledge_atomicunit ORDER BY {_EXACT_ORDER.format(q='%(q)s')}"
     " LIMIT %(prefix)s) u JOIN"
 )
 
@@ -96,8 +100,8 @@ def _farthest_below_floor(vector: np.ndarray, prefix: int, floor: float) -> bool
     """Whether the prefix already reaches units below the floor: beyond it none can pass."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT max(d) FROM (SELECT embedding <=> %s::vector AS d FROM knowledge_atomicunit"
-            " ORDER BY d LIMIT %s) p",
+            f"SELECT max(d) FROM (SELECT {_EXACT_ORDER.format(q='%s')} AS d"
+            " FROM knowledge_atomicunit ORDER BY d LIMIT %s) p",
             [retrieval.vector_literal(vector), prefix],
         )
         farthest = cursor.fetchone()[0]

@@ -135,7 +135,7 @@ def _recall_lines(r: ScaleResult, *, write: Write) -> None:
         )
     if r.service_recall_at_10:
         write(
-            f"service unit query top-10 vs exact (filters, floor, iterative scan): {np.mean(r.service_recall_at_10):.3f} over {len(r.service_recall_at_10)} queries"
+            f"service unit query top-10 vs exact (filters, floor, iterative scan, ef_search={r.ef_search}): {np.mean(r.service_recall_at_10):.3f} over {len(r.service_recall_at_10)} queries with an answer above the floor"
         )
 
 

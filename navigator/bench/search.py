@@ -23,7 +23,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from django.conf import settings
 from django.utils import timezone
 
 from knowledge import retrieval
@@ -48,7 +47,8 @@ class ScaleResult:
     latencies: Latencies
     recall_at_10: dict[int, list[float]]  # by ef_search
     recall_near: np.ndarray
-    service_recall_at_10: list[float]
+    service_recall_at_10: list[float]  # the service's own unit query, filters and all
+    ef_search: int  # the unit query's, for this scale's table size
     unit_index_bytes: int
     concept_index_bytes: int
     unit_query_plan: str
@@ -76,6 +76,8 @@ def scale_run(*, scale: float, options: BenchOptions, progress: Progress) -> Sca
     )
     floor = retrieval.thresholds_for_model(get_embedder().name)["floor"]
     day = timezone.localdate()
+    retrieval.table_sizes_forget()  # this scale's tables, not the last one's
+    ef_search = retrieval.unit_ef_search()
     progress(f"{scale:g}×: latencies ({options.queries} queries × {options.repeats} repeats)")
     plan = unit_query_plan(vector=drawn.vectors[0], floor=floor, day=day)
     latencies = latencies_measure(
@@ -83,9 +85,7 @@ def scale_run(*, scale: float, options: BenchOptions, progress: Progress) -> Sca
     )
     bench_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     progress(f"{scale:g}×: recall against exact search")
-    recall = recall_measure(
-        vectors=drawn.vectors, ef_values=options.recall_ef or (settings.RETRIEVAL_EF_SEARCH,)
-    )
+    recall = recall_measure(vectors=drawn.vectors, ef_values=options.recall_ef or (ef_search,))
     service_recall = service_recall_measure(vectors=drawn.vectors, floor=floor, day=day)
     return ScaleResult(
         scale=scale,
@@ -94,6 +94,7 @@ def scale_run(*, scale: float, options: BenchOptions, progress: Progress) -> Sca
         recall_at_10=recall,
         recall_near=drawn.near,
         service_recall_at_10=service_recall,
+        ef_search=ef_search,
         unit_index_bytes=relation_bytes("unit_embedding_hnsw"),
         concept_index_bytes=relation_bytes("concept_embedding_hnsw"),
         unit_query_plan=plan,

@@ -208,3 +208,42 @@ def test_outside_a_transaction_the_tuned_query_is_one_message_and_leaves_no_sett
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_setting('enable_seqscan'), current_setting('enable_sort')")
         assert cursor.fetchone() == ("on", "on")
+
+
+def test_ef_search_holds_up_to_a_steady_size_then_grows_with_its_square_root():
+    steady = sql.EF_SEARCH_STEADY_ROWS
+    assert sql.ef_search_for(0, 400) == 400
+    assert sql.ef_search_for(steady, 400) == 400
+    assert sql.ef_search_for(4 * steady, 100) == 200
+    assert sql.ef_search_for(100 * steady, 400) == sql.EF_SEARCH_MAX  # pgvector's limit
+
+
+def test_the_unit_query_s_ef_search_follows_the_table_size_read_once_a_while(
+    db, monkeypatch, django_assert_num_queries, settings
+):
+    sql.table_sizes_forget()
+    UnitFactory()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE knowledge_atomicunit")
+    with django_assert_num_queries(1):  # the size, read once
+        assert sql.unit_ef_search() == settings.RETRIEVAL_EF_SEARCH
+        assert sql.unit_ef_search() == settings.RETRIEVAL_EF_SEARCH
+    assert sql._table_rows("knowledge_atomicunit") == 1
+
+    monkeypatch.setattr(sql, "TABLE_SIZE_CHECK_SECONDS", 0.0)
+    with connection.cursor() as cursor:  # as ANALYZE would find a table grown 800,000 rows
+        cursor.execute(
+            "UPDATE pg_class SET reltuples = 800000 WHERE oid = 'knowledge_atomicunit'::regclass"
+        )
+    sent = []
+
+    def catch(execute, sql_text, params, many, context):
+        sent.append((sql_text, params))
+        return execute(sql_text, params, many, context)
+
+    with connection.execute_wrapper(catch):
+        concept_search(params=SearchParams(query="rates", k=5), query_vector=_two_concepts())
+    tuned = [params for text, params in sent if "set_config('hnsw.ef_search'" in text]
+    grown = str(sql.ef_search_for(800_000, settings.RETRIEVAL_EF_SEARCH))
+    assert grown == "1000" and [grown, "relaxed_order", "off", "off"] in tuned
+    sql.table_sizes_forget()

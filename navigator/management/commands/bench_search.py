@@ -15,6 +15,8 @@ from navigator.bench.options import BenchOptions
 from navigator.bench.report import acceptance_summary, scale_report
 from navigator.bench.search import scale_run
 
+EF_SEARCH_MAX = 1000  # pgvector's hnsw.ef_search range is 1 to 1000
+
 
 class Command(BaseCommand):
     help = (
@@ -83,11 +85,18 @@ class Command(BaseCommand):
             seed=options["seed"],
             maintenance_work_mem=options["maintenance_work_mem"],
             vectors=options["vectors"],
-            recall_ef=tuple(_numbers("--recall-ef", recall_ef, kind=int)),
+            recall_ef=_ef_values(recall_ef),
             concurrency=tuple(
                 sorted(set(_numbers("--concurrency", options["concurrency"], kind=int)))
             ),
         )
+
+
+def _ef_values(text: str) -> tuple[int, ...]:
+    values = tuple(_numbers("--recall-ef", text, kind=int))
+    if any(value > EF_SEARCH_MAX for value in values):
+        raise CommandError(f"--recall-ef: pgvector takes ef_search up to {EF_SEARCH_MAX}")
+    return values
 
 
 def _json_path(text: str) -> Path:
