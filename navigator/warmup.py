@@ -1,8 +1,9 @@
 """What an API worker readies before its first request (gunicorn.conf.py's post_worker_init):
 the query vocabulary compiled from the database, the tables' sizes that set the index scans'
 ef_search, and the tokenizer that counts a context's tokens, so that no caller's request pays
-for them (the first search of a worker spent ~100 ms on them). A database that cannot be reached yet is no reason not to serve: the first
-request then compiles the vocabulary as before."""
+for them (the first search of a worker spent ~100 ms on them). A database that cannot be
+reached yet is no reason not to serve: the first request then compiles the vocabulary as
+before."""
 
 from __future__ import annotations
 

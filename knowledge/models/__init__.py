@@ -24,13 +24,7 @@ from knowledge.models.taxonomy import (
     VocabularyChange,
     taxonomy_id_validator,
 )
-from knowledge.models.units import (
-    AtomicUnit,
-    AtomicUnitQuerySet,
-    QualityFlag,
-    UnitSighting,
-    printed_figures,
-)
+from knowledge.models.units import AtomicUnit, AtomicUnitQuerySet, QualityFlag, UnitSighting
 
 __all__ = [
     "EMBEDDING_DIMENSIONS",
@@ -54,7 +48,6 @@ __all__ = [
     "Source",
     "TimestampedModel",
     "UnitSighting",
-    "printed_figures",
     "hnsw_cosine_index",
     "taxonomy_id_validator",
 ]

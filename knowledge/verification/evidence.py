@@ -104,7 +104,7 @@ def _stating_sql(figures: list[Figure], *, exclude: set[int], index: int):
     """(SQL, parameters) of the ids of the live units stating one of `figures`, each beside
     `index`, in the units' own order (concept, ordinal); None for no money or percent figure.
     Each way a unit states a figure is answered by an index of its own (migration 0015)."""
-    stated, params = [], []
+    stated, params, prints = [], [], []
     for figure in figures:
         if figure.unit in ("GBP", "percent"):
             amount = f"{figure.value.normalize():f}"  # as AtomicUnit.figures holds it
@@ -114,11 +114,12 @@ def _stating_sql(figures: list[Figure], *, exclude: set[int], index: int):
                 figure.unit,
                 json.dumps([{"amount": amount, "unit": figure.unit}]),
             ]
-            prints = printed_forms(figure)
-            stated.append("knowledge_printed_figures(u.text) && %s::text[]")
-            params.append(prints)
+            prints += printed_forms(figure)
     if not stated:
         return None
+    # The expression of the unit_printed_figures_idx index (AtomicUnit.Meta.indexes).
+    stated.append("knowledge_printed_figures(u.text) && %s::text[]")
+    params.append(prints)
     sql = f"""(
         SELECT u.id, {index:d}
         FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id

@@ -26,15 +26,13 @@ def recall_measure(*, vectors: np.ndarray, ef_values: tuple[int, ...]) -> dict[i
 def _top_ids(vector: np.ndarray, *, ef_search: int | None, limit: int = 10) -> list[int]:
     """The nearest units, no filters, by the HNSW index (sequential scans off so that even
     a tiny table goes through it) or, without an ef_search, by an exact scan."""
+    order = "embedding <=> %s::vector" if ef_search else _EXACT_ORDER.format(q="%s")
     with transaction.atomic(), connection.cursor() as cursor:
-        if ef_search is None:
-            cursor.execute("SET LOCAL enable_indexscan = off")
-            cursor.execute("SET LOCAL enable_bitmapscan = off")
-        else:
+        if ef_search is not None:
             cursor.execute("SET LOCAL hnsw.ef_search = %s", [ef_search])
             cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute(
-            "SELECT id FROM knowledge_atomicunit ORDER BY embedding <=> %s::vector LIMIT %s",
+            f"SELECT id FROM knowledge_atomicunit ORDER BY {order} LIMIT %s",
             [retrieval.vector_literal(vector), limit],
         )
         return [row[0] for row in cursor.fetchall()]

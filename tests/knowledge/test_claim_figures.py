@@ -49,3 +49,22 @@ def test_units_are_found_by_their_other_figures():
     UnitFactory(value_amount=Decimal("50000"), value_unit="GBP", embedding=[0.1] * 384)
     found = _units_stating([Figure(Decimal("60000"), "GBP")], exclude=set())
     assert [u.pk for u in found] == [unit.pk]
+
+
+@pytest.mark.django_db
+def test_units_are_found_by_the_whole_figures_their_text_prints():
+    """The text index reads whole printed figures: £12,570 finds £12,570 and £12,570.00 but
+    not £12,570,000, £112,570 or a text that only prints 20.50 without a pound sign; 8% does
+    not find 18%."""
+    prints = [
+        UnitFactory(text=text, embedding=[0.1] * 384)
+        for text in ("Your allowance is £12,570.", "Rates table: £12,570.00 a year.")
+    ]
+    for text in ("A fund of £12,570,000.", "Up to £112,570 a year.", "Paid at 18% or 12570."):
+        UnitFactory(text=text, embedding=[0.1] * 384)
+
+    pounds = _units_stating([Figure(Decimal("12570"), "GBP")], exclude=set())
+    percent = _units_stating([Figure(Decimal("8"), "percent")], exclude=set())
+
+    assert sorted(u.pk for u in pounds) == sorted(u.pk for u in prints)
+    assert percent == []

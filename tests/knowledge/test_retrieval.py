@@ -218,10 +218,16 @@ def test_ef_search_holds_up_to_a_steady_size_then_grows_with_its_square_root():
     assert sql.ef_search_for(100 * steady, 400) == sql.EF_SEARCH_MAX  # pgvector's limit
 
 
-def test_the_unit_query_s_ef_search_follows_the_table_size_read_once_a_while(
-    db, monkeypatch, django_assert_num_queries, settings
-):
+@pytest.fixture
+def table_sizes_read_afresh():
     sql.table_sizes_forget()
+    yield
+    sql.table_sizes_forget()  # no other test inherits the size this one faked
+
+
+def test_the_unit_query_s_ef_search_follows_the_table_size_read_once_a_while(
+    db, monkeypatch, django_assert_num_queries, settings, table_sizes_read_afresh
+):
     UnitFactory()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE knowledge_atomicunit")
@@ -246,4 +252,3 @@ def test_the_unit_query_s_ef_search_follows_the_table_size_read_once_a_while(
     tuned = [params for text, params in sent if "set_config('hnsw.ef_search'" in text]
     grown = str(sql.ef_search_for(800_000, settings.RETRIEVAL_EF_SEARCH))
     assert grown == "1000" and [grown, "relaxed_order", "off", "off"] in tuned
-    sql.table_sizes_forget()

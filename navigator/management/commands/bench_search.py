@@ -9,13 +9,12 @@ from django.db import connection
 from django.test.utils import setup_databases, teardown_databases
 
 from knowledge import retrieval
+from knowledge.retrieval.sql import EF_SEARCH_MAX
 from navigator.bench.draws import VECTOR_MODELS
 from navigator.bench.figures import figures_write
 from navigator.bench.options import BenchOptions
 from navigator.bench.report import acceptance_summary, scale_report
 from navigator.bench.search import scale_run
-
-EF_SEARCH_MAX = 1000  # pgvector's hnsw.ef_search range is 1 to 1000
 
 
 class Command(BaseCommand):
