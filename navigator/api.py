@@ -326,11 +326,14 @@ def _turns(payload: QuestionIn) -> list[ConversationTurn]:
 
 
 def _logged_params(payload: QuestionIn) -> dict:
-    """The request as logged: the conversation by its size (its words stay with the caller)."""
-    params = payload.model_dump(exclude={"query", "conversation"}, exclude_none=True)
+    """The request as logged: the conversation by its size (its words stay with the caller)
+    and the profile by the names of its fields (its values are the user's, never stored)."""
+    params = payload.model_dump(exclude={"query", "conversation", "profile"}, exclude_none=True)
     params["as_of"] = str(payload.as_of) if payload.as_of else None
     if payload.conversation:
         params["conversation_turns"] = len(payload.conversation)
+    if payload.profile is not None:
+        params["profile_fields"] = payload.profile.fields_present()
     return params
 
 

@@ -18,6 +18,7 @@ def unit_payload(
     part_url: str = "",
     similarity=None,
     signoffs: dict[int, Signoff] | None = None,
+    fit=None,
 ) -> dict:
     """`signoffs`: the sign-offs of a batch of units read at once (`unit_signoffs`); without
     it a signed-off unit reads its own. The corrector is read from `unit.corrected_by`: load
@@ -70,6 +71,9 @@ def unit_payload(
         "corrected_by": unit.corrected_by.get_username() if unit.corrected_by else None,
         "corrected_at": unit.corrected_at,
         "similarity": similarity,
+        "applies_to": unit.applicability or {},
+        "applies": fit.applies if fit else None,
+        "applies_reason": fit.reason if fit else "",
     }
 
 
@@ -118,6 +122,7 @@ def concept_hit_payload(hit, *, signoffs: dict[int, Signoff], found_by: str = "y
                 part_url=unit_hit.part_url,
                 similarity=unit_hit.similarity,
                 signoffs=signoffs,
+                fit=unit_hit.fit,
             )
         )
     return {

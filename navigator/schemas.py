@@ -178,6 +178,22 @@ class UnitOut(Out):
         None, description="When an expert last corrected it; null when none did"
     )
     similarity: float | None = None
+    applies_to: dict = Field(
+        default_factory=dict,
+        description="Who the unit is for, where its words, headings or page say: nations, "
+        "age_min, age_max (inclusive years), state_pension_age (under/reached), income_min, "
+        "income_max (£ a year), employment, partner, children, benefits, student_loan_plans; "
+        "{} is everyone, UK-wide",
+    )
+    applies: bool | None = Field(
+        None,
+        description="With a profile: true when the unit is for this person (it names them), "
+        "false when it is for someone else (kept, ranked after, see applies_reason), null when "
+        "it is for everyone or the profile does not say",
+    )
+    applies_reason: str = Field(
+        "", description="Why applies is what it is: 'for people living in England'"
+    )
 
 
 class SourceGroupOut(Out):
@@ -254,7 +270,9 @@ class SearchOut(Out):
         "nothing_above_floor, no_facts_for_concept (the topic is known, its facts are not), "
         "no_amount_in_kb, no_rule_in_force_on_date, only_historical, below_quality, "
         "not_confident (no rule objects, but the signals together do not reach the threshold), "
-        "no_lookup_needed (nothing to look up)"
+        "no_lookup_needed (nothing to look up), "
+        "not_for_this_profile (no_match: with the profile sent, every fact found is for other "
+        "people: another nation, age, income or circumstance)"
     )
     confidence: float | None = Field(
         description="How likely the knowledge base holds the answer, 0 to 1, calibrated on "

@@ -118,6 +118,15 @@ class AtomicUnit(TimestampedModel):
             " per £200 (role 'per') above £60,000 (role 'above')"
         ),
     )
+    applicability = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=(
+            "Who the unit is for, where its words, headings or page say: nations, age_min,"
+            " age_max, state_pension_age, income_min, income_max (£ a year), employment,"
+            " partner, children, benefits, student_loan_plans; {} is everyone, UK-wide"
+        ),
+    )
     valid_from = models.DateField(null=True, blank=True)
     valid_to = models.DateField(null=True, blank=True)
     superseded_by = models.ForeignKey(
@@ -226,6 +235,12 @@ class AtomicUnit(TimestampedModel):
             models.Index(fields=["value_amount"], name="unit_value_amount_idx"),
             GinIndex(fields=["figures"], opclasses=["jsonb_path_ops"], name="unit_figures_idx"),
             GinIndex(printed_figures("text"), name="unit_printed_figures_idx"),
+            # A profile's nation, benefits or plan finds the units narrowed to it.
+            GinIndex(
+                fields=["applicability"],
+                opclasses=["jsonb_path_ops"],
+                name="unit_applicability_idx",
+            ),
         ]
 
     def __str__(self) -> str:

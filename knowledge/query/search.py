@@ -27,6 +27,8 @@ from knowledge.retrieval import (
     source_urls,
     thresholds_for_model,
 )
+from knowledge.retrieval.applies import concepts_for_person
+from knowledge.retrieval.search import for_this_person
 from knowledge.text.glossary import readings
 from knowledge.text.question_dates import DateMention, date_in_words
 
@@ -108,6 +110,7 @@ def question_search(
     merged, found_by = merge_results(
         results, plan.searches, params=plan.params, broad=plan.analysis.strategy == "broad"
     )
+    merged = for_this_person(merged, plan.params)
     merged.timings_ms = {
         "analysis": plan.milliseconds,
         "embed": embedded_ms,
@@ -186,6 +189,9 @@ def merge_results(
             i for i in ordered if id(i[1]) not in leaders
         ]
     kept = ordered[: params.k]
+    if params.profile is not None:  # among those kept, a concept for other people goes last
+        place = {id(hit): n for n, hit in enumerate(concepts_for_person([h for _, h, _ in kept]))}
+        kept.sort(key=lambda item: place[id(item[1])])
     lead = min(results, key=lambda r: _OUTCOME_ORDER.index(r.outcome)) if broad else results[0]
     hits = [hit for _, hit, _ in kept]
     context, tokens = assemble_context(hits, budget=params.token_budget, day=lead.as_of)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models.base import ModelState
 
+from knowledge.domain.profile import Fit
 from knowledge.domain.temporal import NEWER_PERIOD
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
 from knowledge.parsing import section_at
@@ -32,6 +33,7 @@ class UnitHit:
     similarity: float
     temporal_status: str
     part_url: str
+    fit: Fit | None = None  # with a profile: whether the unit is for this person
 
 
 @dataclass
@@ -104,7 +106,7 @@ UNIT_COLUMNS_SHOWN = (
     "valid_from", "valid_to", "superseded_by_id", "superseded_date", "evidence_quote",
     "evidence_start", "evidence_end", "evidence_verified", "provider", "review_status",
     "source_id", "snapshot_id", "confirmed_at", "unconfirmed_at", "validity_basis", "figures",
-    "corrected_by_id", "corrected_at",
+    "corrected_by_id", "corrected_at", "applicability",
 )  # fmt: skip
 CONCEPT_COLUMNS_SHOWN = ("id", "taxonomy_id", "name", "category_id")
 CATEGORY_COLUMNS_SHOWN = ("id", "slug", "name")
@@ -228,8 +230,9 @@ def _rows_shown(rows: list[tuple], *, topic_id: int | None) -> _Shown:
         if unit_values[0] is None:  # a concept without a unit to show
             continue
         unit = _loaded(AtomicUnit, zip(UNIT_COLUMNS_SHOWN, unit_values, strict=True))
-        if isinstance(unit.figures, str):  # a raw cursor may hand JSON over as its text
-            unit.figures = json.loads(unit.figures)
+        for name in ("figures", "applicability"):  # a raw cursor may hand JSON over as text
+            if isinstance(getattr(unit, name), str):
+                setattr(unit, name, json.loads(getattr(unit, name)))
         (
             distance,
             newer_period_known,

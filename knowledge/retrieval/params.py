@@ -10,10 +10,14 @@ embedding model's default quality (and the reverse).
 from __future__ import annotations
 
 import datetime as dt
+import re
+from decimal import Decimal
 from typing import Literal
 
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from knowledge.domain.profile import Person
 
 MAX_QUERY_CHARS = 2000
 MAX_K = 50
@@ -35,6 +39,74 @@ def sane_day(value: dt.date | None) -> dt.date | None:
     if value is not None and not EARLIEST_DAY <= value <= LATEST_DAY:
         raise ValueError(f"must be between {EARLIEST_DAY} and {LATEST_DAY}")
     return value
+
+
+MAX_INCOME = 100_000_000
+Nation = Literal["england", "scotland", "wales", "northern_ireland"]
+Employment = Literal["employed", "self_employed", "unemployed", "retired", "student"]
+StudentLoanPlan = Literal["plan_1", "plan_2", "plan_4", "plan_5", "postgraduate"]
+
+
+class Profile(BaseModel):
+    """What an assistant knows about its user, only the fields it knows. Never stored: the
+    query log keeps which fields were sent, not their values."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    age: int | None = Field(None, ge=0, le=120, description="Age in years on the day asked about")
+    nation: Nation | None = Field(None, description="The UK nation the user lives in")
+    annual_income: float | None = Field(
+        None, ge=0, le=MAX_INCOME, description="Income in £ a year before tax"
+    )
+    employment: Employment | None = Field(None, description="Their work")
+    partner: bool | None = Field(None, description="Lives with a partner")
+    children_ages: list[int] | None = Field(
+        None, max_length=20, description="The ages of the children they are responsible for"
+    )
+    benefits: list[str] | None = Field(
+        None,
+        max_length=20,
+        description="Benefits they get, as snake_case codes: universal_credit, child_benefit, "
+        "pension_credit, income_related_esa, income_based_jsa, income_support, housing_benefit, "
+        "pip, dla, carers_allowance, attendance_allowance, ...",
+    )
+    student_loan_plan: StudentLoanPlan | None = Field(None, description="Their student loan plan")
+
+    @field_validator("children_ages")
+    @classmethod
+    def _children_ages(cls, ages: list[int] | None) -> list[int] | None:
+        for age in ages or []:
+            if not 0 <= age <= 25:
+                raise ValueError(f"{age} is not a child's age (0 to 25)")
+        return ages
+
+    @field_validator("benefits")
+    @classmethod
+    def _benefit_codes(cls, codes: list[str] | None) -> list[str] | None:
+        for code in codes or []:
+            if not _BENEFIT_CODE.fullmatch(code):
+                raise ValueError(
+                    f"{code!r} is not a benefit code (snake_case, e.g. universal_credit)"
+                )
+        return codes
+
+    def fields_present(self) -> list[str]:
+        return sorted(self.model_dump(exclude_none=True))
+
+    def person(self) -> Person:
+        return Person(
+            age=self.age,
+            nation=self.nation,
+            annual_income=None if self.annual_income is None else Decimal(str(self.annual_income)),
+            employment=self.employment,
+            partner=self.partner,
+            children_ages=None if self.children_ages is None else tuple(self.children_ages),
+            benefits=None if self.benefits is None else frozenset(self.benefits),
+            student_loan_plan=self.student_loan_plan,
+        )
+
+
+_BENEFIT_CODE = re.compile(r"[a-z][a-z0-9_]{1,39}")
 
 
 class Question(BaseModel):
@@ -65,6 +137,14 @@ class Question(BaseModel):
     @classmethod
     def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
         return sane_day(value)
+
+    profile: Profile | None = Field(
+        None,
+        description="What you know about the user (age, nation, annual_income, employment, "
+        "partner, children_ages, benefits, student_loan_plan), only the fields you know: units "
+        "for this person rank first and units for other people are labelled applies: false with "
+        "the reason. Never stored.",
+    )
 
     def day(self) -> dt.date:
         """The day the answer holds on: `as_of`, else today."""

@@ -13,6 +13,7 @@ from django.conf import settings
 
 from knowledge.embeddings import get_embedder
 from knowledge.models import Category
+from knowledge.retrieval.applies import nothing_for_this_person, profile_label
 from knowledge.retrieval.context import assemble_context
 from knowledge.retrieval.hits import ConceptHit, load_hits
 from knowledge.retrieval.outcome import decide_outcome
@@ -117,6 +118,11 @@ def concept_search(
     )
     timings["units"] = _ms(step)
 
+    if params.profile is not None:
+        step = time.perf_counter()
+        profile_label(hits, params.profile.person())
+        timings["profile"] = _ms(step)
+
     step = time.perf_counter()
     decision = decide_outcome(
         params=params,
@@ -149,6 +155,32 @@ def concept_search(
     if reviewed_only and _nothing_answers(result):
         return _unreviewed_or_absent(result, params=params, query_vector=query_vector)
     return result
+
+
+# The reason of a refusal whose facts are all for other people (another nation, age, income).
+NOT_FOR_THIS_PROFILE = "not_for_this_profile"
+ANSWERED = ("ok", "outdated", "low_confidence")
+
+
+def for_this_person(result: SearchResult, params: SearchParams) -> SearchResult:
+    """With a profile: the answer, or, when the concept answering best holds facts for
+    other people only (another nation, age, income, circumstance), a refusal that says so,
+    serving nothing (those facts would be another person's answer). Decided once for a
+    question, on its merged result: one aspect of a broad situation that is not for this
+    person is labelled and ranked last, not refused."""
+    if params.profile is None or result.outcome not in ANSWERED:
+        return result
+    if not nothing_for_this_person(result.concepts):
+        return result
+    return dataclasses.replace(
+        result,
+        outcome="no_match",
+        reasons=[NOT_FOR_THIS_PROFILE],
+        concepts=[],
+        sources=[],
+        context="",
+        context_tokens=0,
+    )
 
 
 # The reason of a `not_reviewed` outcome.

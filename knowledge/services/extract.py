@@ -39,6 +39,7 @@ from knowledge.providers import (
     UnitProposal,
     get_provider,
 )
+from knowledge.services.applicability import snapshot_applicability_read
 from knowledge.services.embed import concepts_embed
 from knowledge.services.freshness import source_reverify
 from knowledge.services.ingest import snapshot_recency
@@ -262,6 +263,7 @@ def run_units_pass(*, run: Run, provider, again: bool = False) -> Run:
     store = proposals_store_again if again else checked_proposals_store
     with transaction.atomic():
         units = store(run=run, snapshot=snapshot, proposals=proposals, checked=checked)
+        snapshot_applicability_read(snapshot)
         _flag_older_snapshots(snapshot)
         if snapshot.source.current_snapshot_id != snapshot.pk:
             # Units of an earlier version, extracted after a newer one became current, are
@@ -332,6 +334,7 @@ def _category_units_pass(*, run: Run, provider, category: Category) -> None:
         units = checked_proposals_store(
             run=run, snapshot=snapshot, proposals=[p for p, _ in keep], checked=[c for _, c in keep]
         )
+        snapshot_applicability_read(snapshot)
         run.units_made = len(units)
         run.units_rejected = sum(1 for c in checked if c.kind == ExtractionItem.Kind.REJECTED)
         run.units_unassigned = sum(1 for c in checked if c.kind == ExtractionItem.Kind.UNASSIGNED)

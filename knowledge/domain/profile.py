@@ -1,0 +1,134 @@
+"""Who the user is, as an assistant describes them (`Person`), and whether a statement is
+for them.
+
+A statement's applicability (knowledge.text.applicability) is compared with the profile
+field by field. A field the profile leaves out, or the statement does not narrow, decides
+nothing; a field both speak of either matches (the statement is for this person: "for people
+aged under 25") or contradicts it ("for people living in England" to a Scot). A statement
+that contradicts any field does not apply; one that matches some and contradicts none does;
+the rest are for everyone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from knowledge.text.applicability import NATION_NAMES, Applicability
+
+# The State Pension age of anyone the profile can describe today: 66, rising to 67 from 2026
+# to 2028; an age of 66 is read as reached, which the statement's own words then qualify.
+STATE_PENSION_AGE = 66
+
+
+@dataclass(frozen=True)
+class Person:
+    age: int | None = None
+    nation: str | None = None
+    annual_income: Decimal | None = None
+    employment: str | None = None
+    partner: bool | None = None
+    children_ages: tuple[int, ...] | None = None
+    benefits: frozenset[str] | None = None
+    student_loan_plan: str | None = None
+
+    def fields_present(self) -> list[str]:
+        return [name for name, value in self.__dict__.items() if value is not None]
+
+    def is_empty(self) -> bool:
+        return not self.fields_present()
+
+
+@dataclass(frozen=True)
+class Fit:
+    """Whether a statement is for this person: `applies` True (it names them), False (it is
+    for someone else) or None (for everyone, or nothing to compare), and why."""
+
+    applies: bool | None
+    matched: list[str] = field(default_factory=list)
+    contradicted: list[str] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.contradicted if self.applies is False else self.matched)
+
+
+def profile_fit(applicability: Applicability, profile: Person) -> Fit:
+    matched: list[str] = []
+    contradicted: list[str] = []
+
+    def compare(holds: bool, description: str) -> None:
+        (matched if holds else contradicted).append(description)
+
+    # "Everywhere but Scotland" names nobody in particular: for everyone living there.
+    nation_names_them = len(applicability.nations) < 3
+    if (
+        applicability.nations
+        and profile.nation
+        and (nation_names_them or profile.nation not in applicability.nations)
+    ):
+        compare(
+            profile.nation in applicability.nations,
+            f"for people living in {_nations(applicability.nations)}",
+        )
+    if profile.age is not None:
+        if applicability.age_min is not None or applicability.age_max is not None:
+            low, high = applicability.age_min or 0, applicability.age_max
+            compare(low <= profile.age and (high is None or profile.age <= high), _ages(low, high))
+        if applicability.state_pension_age:
+            reached = profile.age >= STATE_PENSION_AGE
+            compare(
+                reached == (applicability.state_pension_age == "reached"),
+                f"for people {'over' if applicability.state_pension_age == 'reached' else 'under'} State Pension age",
+            )
+    if profile.annual_income is not None:
+        income = Decimal(profile.annual_income)
+        if applicability.income_min is not None or applicability.income_max is not None:
+            low, high = applicability.income_min, applicability.income_max
+            compare(
+                (low is None or income >= low) and (high is None or income <= high),
+                _incomes(low, high),
+            )
+    if applicability.employment and profile.employment:
+        names = " or ".join(sorted(e.replace("_", "-") for e in applicability.employment))
+        compare(profile.employment in applicability.employment, f"for people who are {names}")
+    if applicability.partner is not None and profile.partner is not None:
+        compare(
+            profile.partner == applicability.partner,
+            "for couples" if applicability.partner else "for single people",
+        )
+    if applicability.children and profile.children_ages is not None:
+        compare(bool(profile.children_ages), "for people with children")
+    if applicability.student_loan_plans and profile.student_loan_plan:
+        names = " or ".join(
+            sorted(p.replace("_", " ").capitalize() for p in applicability.student_loan_plans)
+        )
+        compare(profile.student_loan_plan in applicability.student_loan_plans, f"for {names} loans")
+    # A benefit a statement is for matches a profile receiving it; a profile without it may
+    # be about to claim, so its absence contradicts nothing.
+    if applicability.benefits and profile.benefits:
+        received = sorted(applicability.benefits & profile.benefits)
+        if received:
+            matched.append(f"for people getting {', '.join(b.replace('_', ' ') for b in received)}")
+    applies = False if contradicted else True if matched else None
+    return Fit(applies, matched, contradicted)
+
+
+def _nations(codes) -> str:
+    names = [NATION_NAMES[code] for code in sorted(codes, key=list(NATION_NAMES).index)]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _ages(low: int, high: int | None) -> str:
+    if high is None:
+        return f"for people aged {low} or over"
+    if not low:
+        return f"for people aged under {high + 1}"
+    return f"for people aged {low} to {high}"
+
+
+def _incomes(low: Decimal | None, high: Decimal | None) -> str:
+    if low is not None and high is not None:
+        return f"for incomes of £{low:,.0f} to £{high:,.0f} a year"
+    if low is not None:
+        return f"for incomes over £{low:,.0f} a year"
+    return f"for incomes up to £{high:,.0f} a year"

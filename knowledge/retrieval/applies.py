@@ -1,0 +1,52 @@
+"""A search for a person: each shown unit is compared with the profile (knowledge.domain.
+profile); units for this person come first in their concept, units for other people last,
+kept and labelled, never dropped; a concept none of whose units is for this person ranks after
+the concepts that have one."""
+
+from __future__ import annotations
+
+from knowledge.domain.profile import Person, profile_fit
+from knowledge.retrieval.hits import ConceptHit, UnitHit
+from knowledge.text.applicability import Applicability
+
+# A unit for this person first, one for everyone next, one for someone else last.
+_PLACE = {True: 0, None: 1, False: 2}
+
+
+def profile_label(hits: list[ConceptHit], person: Person) -> None:
+    """Set each unit's `fit` for `person`, and order each concept's units by it."""
+    for hit in hits:
+        for unit_hit in hit.units:
+            unit_hit.fit = profile_fit(Applicability.from_json(unit_hit.unit.applicability), person)
+        hit.units.sort(key=_unit_place)
+
+
+def concepts_for_person(hits: list[ConceptHit]) -> list[ConceptHit]:
+    """The labelled hits with the concepts mostly for other people after the rest (kept:
+    the order changes, not what is shown). A question's searches are merged first, by
+    score: each search's own leader must be the concept nearest its words."""
+    return sorted(hits, key=_concept_place)
+
+
+def _unit_place(unit_hit: UnitHit) -> int:
+    return _PLACE[unit_hit.fit.applies if unit_hit.fit else None]
+
+
+def _concept_place(hit: ConceptHit) -> int:
+    """0 for a concept with a unit naming this person; 1 for one whose units are mostly for
+    everyone; 2 for one whose units are mostly for other people (a concept with no unit
+    shown counts as for everyone)."""
+    fits = [u.fit.applies for u in hit.units if u.fit is not None]
+    if True in fits:
+        return 0
+    return 2 if fits.count(False) > fits.count(None) else 1
+
+
+def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
+    """The concept answering the question best (by score) has units, and every one of them
+    is for other people: the knowledge base answers the question only for them."""
+    if not hits:
+        return False
+    best = max(hits, key=lambda hit: hit.score)
+    fits = [u.fit.applies for u in best.units if u.fit is not None]
+    return bool(fits) and all(applies is False for applies in fits)

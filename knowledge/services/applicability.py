@@ -1,0 +1,62 @@
+"""Who each unit is for (knowledge.text.applicability), read when a page's units are stored
+and, for units stored before, by `manage.py read_applicability`. The same reading serves
+every provider: it needs only the unit's words, its heading path and its page. A unit whose
+applicability an expert set keeps it (its `machine_version` holds the machine's)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from django.db import transaction
+
+from knowledge.models import AtomicUnit, PageSnapshot
+from knowledge.parsing import section_at
+from knowledge.text.applicability import applicability_read, page_lines, page_nations_read
+
+
+def unit_applicability(unit: AtomicUnit, snapshot: PageSnapshot, page_nations) -> dict:
+    section = section_at(snapshot.sections or [], unit.evidence_start) or {}
+    return applicability_read(
+        unit.text, heading_path=section.get("heading_path") or [], page_nations=page_nations
+    ).as_json()
+
+
+def snapshot_page_nations(snapshot: PageSnapshot):
+    """The nations the page as a whole is for, read from its title and its lines."""
+    title = snapshot.source.title or (snapshot.raw or {}).get("title", "")
+    return page_nations_read(title, page_lines(snapshot.text, snapshot.sections or []))
+
+
+def snapshot_applicability_read(snapshot: PageSnapshot) -> int:
+    """Read who each living unit of `snapshot` is for; returns how many changed. Call inside
+    the transaction that stored them."""
+    page_nations = snapshot_page_nations(snapshot)
+    changed = []
+    for unit in _machine_set(AtomicUnit.objects.alive().filter(snapshot=snapshot)):
+        read = unit_applicability(unit, snapshot, page_nations)
+        if read != unit.applicability:
+            unit.applicability = read
+            changed.append(unit)
+    AtomicUnit.objects.bulk_update(changed, ["applicability"], batch_size=500)
+    return len(changed)
+
+
+def applicability_read_all(*, progress: Callable[[int], None] = lambda _: None) -> int:
+    """Read who every living unit is for, page version by page version, each in a
+    transaction of its own; returns how many units changed."""
+    snapshot_ids = (
+        AtomicUnit.objects.alive().values_list("snapshot_id", flat=True).distinct().order_by()
+    )
+    changed = 0
+    for snapshot in PageSnapshot.objects.filter(pk__in=list(snapshot_ids)).select_related("source"):
+        with transaction.atomic():
+            changed += snapshot_applicability_read(snapshot)
+        progress(1)
+    return changed
+
+
+def _machine_set(units) -> Iterable[AtomicUnit]:
+    """Units whose applicability is still the machine's to set."""
+    return units.exclude(machine_version__has_key="applicability").only(
+        "id", "text", "evidence_start", "applicability", "snapshot_id"
+    )

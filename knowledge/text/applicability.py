@@ -1,0 +1,481 @@
+"""Who a statement is for, read from gov.uk English: the UK nations it is narrowed to, the
+age and income bounds of the person it speaks about, their work, household, benefits and
+student loan plan. Read from the statement's own words (list lead-in included, as the unit's
+text carries it), its heading path ("If you live in Scotland") and its page (a page that says
+people in Scotland cannot get its subject is, elsewhere, for the other nations).
+
+A condition counts only where the statement is about the reader ("if you're under 25",
+"employees over State Pension age", "if you or your partner earn more than £60,000"): an age
+or amount that belongs to a child, a course or a payment does not narrow who it is for.
+Nothing read means the statement is for everyone (UK-wide, any age, any income)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+NATIONS = ("england", "scotland", "wales", "northern_ireland")
+NATION_NAMES = {
+    "england": "England",
+    "scotland": "Scotland",
+    "wales": "Wales",
+    "northern_ireland": "Northern Ireland",
+}
+EMPLOYMENTS = ("employed", "self_employed", "unemployed", "retired", "student")
+# Benefits a statement may be for, by the names gov.uk gives them (the profile's codes).
+BENEFIT_NAMES = {
+    "universal_credit": r"universal credit",
+    "child_benefit": r"child benefit",
+    "pension_credit": r"pension credit",
+    "income_support": r"income support",
+    "income_based_jsa": r"income-based (?:jobseeker'?s allowance|jsa)",
+    "income_related_esa": r"income-related (?:employment and support allowance|esa)",
+    "housing_benefit": r"housing benefit",
+    "working_tax_credit": r"working tax credit",
+    "child_tax_credit": r"child tax credit",
+    "pip": r"personal independence payment|\bpip\b",
+    "dla": r"disability living allowance|\bdla\b",
+    "carers_allowance": r"carer'?s allowance",
+    "attendance_allowance": r"attendance allowance",
+}
+STUDENT_LOAN_PLANS = ("plan_1", "plan_2", "plan_4", "plan_5", "postgraduate")
+
+
+@dataclass(frozen=True)
+class Applicability:
+    """Who a statement is for; an empty field does not narrow it. Ages are inclusive years;
+    incomes are pounds a year (a weekly or monthly figure is counted over the year)."""
+
+    nations: frozenset[str] = frozenset()
+    age_min: int | None = None
+    age_max: int | None = None
+    state_pension_age: str = ""  # "under" or "reached"
+    income_min: Decimal | None = None
+    income_max: Decimal | None = None
+    employment: frozenset[str] = frozenset()
+    partner: bool | None = None
+    children: bool | None = None
+    benefits: frozenset[str] = frozenset()
+    student_loan_plans: frozenset[str] = frozenset()
+    basis: tuple[str, ...] = field(default=(), compare=False)  # where each reading came from
+
+    def is_everyone(self) -> bool:
+        return self == Applicability()
+
+    def as_json(self) -> dict:
+        """The stored form: only what narrows it."""
+        data = {
+            "nations": sorted(self.nations),
+            "age_min": self.age_min,
+            "age_max": self.age_max,
+            "state_pension_age": self.state_pension_age,
+            "income_min": None if self.income_min is None else str(self.income_min),
+            "income_max": None if self.income_max is None else str(self.income_max),
+            "employment": sorted(self.employment),
+            "partner": self.partner,
+            "children": self.children,
+            "benefits": sorted(self.benefits),
+            "student_loan_plans": sorted(self.student_loan_plans),
+        }
+        return {key: value for key, value in data.items() if value not in (None, "", [])}
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> Applicability:
+        data = data or {}
+        money = {
+            key: Decimal(str(data[key])) if data.get(key) is not None else None
+            for key in ("income_min", "income_max")
+        }
+        return cls(
+            nations=frozenset(data.get("nations", ())),
+            age_min=data.get("age_min"),
+            age_max=data.get("age_max"),
+            state_pension_age=data.get("state_pension_age", ""),
+            employment=frozenset(data.get("employment", ())),
+            partner=data.get("partner"),
+            children=data.get("children"),
+            benefits=frozenset(data.get("benefits", ())),
+            student_loan_plans=frozenset(data.get("student_loan_plans", ())),
+            **money,
+        )
+
+
+# --- nations -------------------------------------------------------------------------------
+
+_NATION = r"(England|Scotland|Wales|Northern Ireland)"
+_NATION_LIST = (
+    rf"{_NATION}(?:(?:,\s*|\s+or\s+|\s+and\s+){_NATION})?(?:(?:,\s*|\s+or\s+|\s+and\s+){_NATION})?"
+)
+# "If you live in Scotland", "if you're living in England or Wales", "For people in Wales",
+# "In Northern Ireland," at the head of a clause; a heading that is only a nation's name.
+_LIVES_IN = re.compile(
+    rf"\b(?:if|when|where) (?:you|your family|you and your partner) (?:live|are living|'re living|"
+    rf"reside|are resident|'re resident) in {_NATION_LIST}"
+    rf"|\bfor (?:people|families|residents|anyone|students|employers|parents) (?:who live |living )?in {_NATION_LIST}"
+    rf"|^(?:in|only in) {_NATION_LIST}\b,?"
+    rf"|^{_NATION_LIST}(?: only)?$",
+    re.IGNORECASE,
+)
+# A page whose subject people in a nation cannot get: "If you live in Scotland you cannot get
+# a Sure Start Maternity Grant", "If you live in Scotland: You need to apply for Adult
+# Disability Payment (ADP) instead of PIP".
+_NOT_HERE = re.compile(
+    r"\b(?:cannot|can't|can not|are not able to|will not be able to) (?:get|claim|apply for)\b"
+    r"|\binstead of\b|\bapply for .{3,80} instead\b|\bis not available\b"
+    r"|\b(?:is|are) different\b|\b(?:has|have) replaced\b"
+)
+# A page saying where it holds: "These rates apply in England, Wales and Northern Ireland".
+_APPLIES_IN = re.compile(
+    rf"\b(?:these|this|the|they|it)\b[^.;]{{0,40}}?\b(?:appl(?:y|ies)|(?:is|are) for)\s+(?:only\s+)?"
+    rf"(?:to (?:\w+ ){{0,3}})?in {_NATION_LIST}\b"
+    rf"|\b(?:this|the) (?:guide|page|scheme|service|grant|payment) is (?:only )?for "
+    rf"(?:people (?:who live )?in )?{_NATION_LIST}\b",
+    re.IGNORECASE,
+)
+# A page for one or a few nations only says so in its title: "Free childcare (England)".
+_TITLE_NATIONS = re.compile(rf"\((?:in )?{_NATION_LIST}(?: only)?\)|\bin {_NATION_LIST}$")
+
+
+def _nations_in(match: re.Match) -> set[str]:
+    return {_nation_code(name) for name in match.groups() if name}
+
+
+def _nation_code(name: str) -> str:
+    return name.lower().replace(" ", "_")
+
+
+def nations_read(text: str, heading_path: list[str]) -> tuple[set[str], str]:
+    """The nations a statement is narrowed to and where that was read ("" when it is not):
+    the innermost heading that names them, else the statement's leading clause."""
+    for heading in reversed(heading_path):
+        found = _LIVES_IN.search(heading.strip())
+        if found:
+            return _nations_in(found), f"heading “{heading.strip()}”"
+    lead = _leading_clause(text)
+    found = _LIVES_IN.search(lead)
+    if found:
+        return _nations_in(found), "the statement"
+    return set(), ""
+
+
+def _leading_clause(text: str) -> str:
+    """The statement's first sentence, after any "Title > Heading:" prefix the extractor
+    wrote: a nation named later in a longer unit narrows that sentence, not the unit."""
+    body = text.rsplit(": ", 1)[-1] if " > " in text.split(": ", 1)[0] else text
+    if ": " in body[:60] and body.split(": ", 1)[0].lower().startswith("if you"):
+        return body.split(": ", 1)[0]  # "If you live in Scotland: You need to apply ..."
+    return re.split(r"(?<=[.;])\s", body, maxsplit=1)[0]
+
+
+def page_nations_read(
+    page_title: str, page_lines: list[tuple[list[str], str]]
+) -> tuple[set[str], str]:
+    """The nations a page as a whole is for, when it says: its title ("(England)"), a line
+    saying where it holds ("These rates apply in England, Wales and Northern Ireland"), or a
+    line that people in a nation cannot get the page's subject, by its own words or under a
+    heading naming the nation (then the other nations). `page_lines` are (heading path,
+    line) in the page's order."""
+    found = _TITLE_NATIONS.search(page_title.strip())
+    if found:
+        return _nations_in(found), "the page's title"
+    for _, line in page_lines:
+        found = _APPLIES_IN.search(line)
+        if found:
+            return _nations_in(found), f"the page: “{_leading_clause(line).strip()}”"
+    for headings, line in page_lines:
+        where, _ = nations_read(line, headings[-1:])
+        if where and _NOT_HERE.search(line) and _names_page_subject(line, page_title):
+            return set(NATIONS) - where, f"the page: “{_leading_clause(line).strip()}”"
+    return set(), ""
+
+
+def page_lines(text: str, sections: list[dict]) -> list[tuple[list[str], str]]:
+    """The page's lines, each with the heading path of the section holding it."""
+    lines, offset = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            section = _section_at(sections, offset)
+            lines.append((list(section.get("heading_path") or []), line))
+        offset += len(line) + 1
+    return lines
+
+
+def _section_at(sections: list[dict], offset: int) -> dict:
+    """The innermost section holding `offset` (sections are in text order)."""
+    found: dict = {}
+    for section in sections:
+        if section["start"] <= offset <= section["end"]:
+            found = section
+    return found
+
+
+def _names_page_subject(statement: str, page_title: str) -> bool:
+    """The statement speaks of the page's subject: its title, the title without its brackets
+    or its first two words ("Income Tax"), or the short name in its brackets ("PIP")."""
+    lowered = statement.lower()
+    short = re.findall(r"\(([^)]+)\)", page_title)
+    plain = re.sub(r"\s*\([^)]*\)", "", page_title)
+    names = [page_title, plain, " ".join(plain.split()[:2]), *short]
+    return any(len(name.strip()) > 2 and name.strip().lower() in lowered for name in names)
+
+
+# --- the person: age, State Pension age, income ----------------------------------------------
+
+# Words that make the age or amount after them someone else's, or not a person's at all.
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:child|children|son|daughter|baby|babies|young (?:person|people)|kids?|they|they're|"
+    r"their|who|who's|whose|member|course|loan|payment|pension pot|property|car|vehicle|dependant|someone|person you care)\b",
+    re.IGNORECASE,
+)
+_READER = r"(?:you|you're|you are|you've|you and your partner|you or your partner|your partner|single|couple|both|either of you|employees?|claimants?|people|anyone)"
+# Not a duration or a count: "at least 12 months", "under 16 hours a week".
+_NOT_YEARS_OF_AGE = r"(?! (?:months?|weeks?|days?|hours?|years?(?! old)|per|a week|%|times|or more (?:months|weeks|hours)))"
+_AGE_RANGE = re.compile(
+    rf"\b(?:aged |between )?(\d{{2}}) (?:to|and) (\d{{2}})(?: years old| years of age)?\b{_NOT_YEARS_OF_AGE}"
+)
+_AGE_MIN = re.compile(
+    rf"\b(?:aged |age )?(\d{{2}})(?: years old)? or (?:over|older|above)\b"
+    rf"|\b(?:aged )?over (\d{{2}})\b{_NOT_YEARS_OF_AGE}|\bat least (\d{{2}})(?: years old\b|(?=[.;,)]|$))"
+)
+_AGE_MAX = re.compile(
+    rf"\b(?:aged )?under (\d{{2}})\b{_NOT_YEARS_OF_AGE}|\b(\d{{2}}) or (?:under|younger)\b|\byounger than (\d{{2}})\b"
+)
+_PENSION_AGE_UNDER = re.compile(
+    r"\b(?:under|below|not reached|before (?:you )?reach(?:ing)?) (?:the )?State Pension age", re.I
+)
+_PENSION_AGE_REACHED = re.compile(
+    r"\b(?:reached|over|reach|above|past) (?:the )?State Pension age", re.I
+)
+_MONEY = r"£(\d[\d,]*(?:\.\d+)?)"
+_PER = r"(?:\s*(?:a|per|each|every)\s+(week|month|year))?"
+_INCOME_WORD = r"(?:income|earn|earns|earned|earnings|profits?|wages?|salary|pay)"
+_INCOME_MIN = re.compile(
+    rf"\b{_INCOME_WORD}\b[^.;£]{{0,40}}?\b(?:over|more than|above|exceeds?|at least|of)\s+{_MONEY}{_PER}"
+    rf"|\b{_INCOME_WORD}\b[^.;£]{{0,40}}?{_MONEY}{_PER} or more\b",
+    re.IGNORECASE,
+)
+_INCOME_MAX = re.compile(
+    rf"\b{_INCOME_WORD}\b[^.;£]{{0,40}}?\b(?:under|below|less than|up to|no more than)\s+{_MONEY}{_PER}",
+    re.IGNORECASE,
+)
+_YEAR_FACTOR = {"week": 52, "month": 12, "year": 1, None: 1}
+
+
+def _clauses(text: str) -> list[str]:
+    return [part for part in re.split(r"(?<=[.;:])\s+|\s+-\s+|\s+(?=\()|\n", text) if part.strip()]
+
+
+# An item of a list whose lead-in names the reader ("To claim you must: be aged 18 or over").
+_LIST_ITEM = re.compile(r"\s*(?:be|are|aged|have|earn|get|receive|live|pay)\b", re.IGNORECASE)
+
+
+def _about_the_reader(clause: str, position: int) -> bool:
+    """The figure at `position` is the reader's: a reader word comes before it in its
+    clause, and no word making it someone else's stands between them."""
+    before = clause[:position]
+    if _LIST_ITEM.match(clause):
+        return not _SOMEONE_ELSE.search(before)  # an item of "you must:" or "you're:"
+    readers = list(re.finditer(rf"\b{_READER}\b", before, re.IGNORECASE))
+    if not readers:
+        return False
+    return not _SOMEONE_ELSE.search(before[readers[-1].end() :])
+
+
+def ages_read(text: str) -> tuple[int | None, int | None, str]:
+    """The reader's age bounds (inclusive) and State Pension age condition. Bounds in one
+    clause narrow each other ("18 or over but under 40"); bounds in different clauses are
+    alternatives and widen each other ("18 or over (some exceptions if you're 16 to 17)")."""
+    intervals: list[tuple[int, int | None]] = []
+    for clause in _clauses(text):
+        low: int | None = None
+        high: int | None = None
+        found = False
+        for match in _AGE_RANGE.finditer(clause):
+            if _about_the_reader(clause, match.start()):
+                found = True
+                low = max(low or 0, int(match.group(1)))
+                high = _lower(high, int(match.group(2)))
+        for match in _AGE_MIN.finditer(clause):
+            if _AGE_RANGE.search(clause[max(0, match.start() - 8) : match.end()]):
+                continue
+            if _about_the_reader(clause, match.start()):
+                found = True
+                over = match.group(2) is not None  # "over 25" is 26 and older
+                low = max(low or 0, int(next(g for g in match.groups() if g)) + over)
+        for match in _AGE_MAX.finditer(clause):
+            if _about_the_reader(clause, match.start()):
+                found = True
+                number = int(next(g for g in match.groups() if g))
+                strictly = "under" in match.group(0) or "younger" in match.group(0)
+                high = _lower(high, number - 1 if strictly else number)
+        if found:
+            intervals.append((low or 0, high))
+    under, reached = _PENSION_AGE_UNDER.search(text), _PENSION_AGE_REACHED.search(text)
+    pension = "" if under and reached else "under" if under else "reached" if reached else ""
+    if not intervals:
+        return None, None, pension
+    low = min(low for low, _ in intervals)
+    highs = [high for _, high in intervals]
+    high = None if None in highs else max(h for h in highs if h is not None)
+    return (low or None), high, pension
+
+
+def _lower(held: int | None, new: int) -> int:
+    return new if held is None else min(held, new)
+
+
+def incomes_read(text: str) -> tuple[Decimal | None, Decimal | None]:
+    """The reader's yearly income bounds: "if you or your partner earn more than £60,000 a
+    year" (at least), "if your income is under £12,570" (at most)."""
+    low = high = None
+    for clause in _clauses(text):
+        for match in _INCOME_MIN.finditer(clause):
+            if _NOT_INCOME.search(match.group(0)):
+                continue
+            if re.search(r"\b(?:not|never)\s+$", clause[: match.start()], re.I):
+                amount = _yearly(match)  # "you do not earn more than £183.50 a week"
+                high = amount if high is None else max(high, amount)
+                continue
+            if _about_the_reader(clause, match.start() + 1) or clause.lower().lstrip().startswith(
+                ("if your", "your")
+            ):
+                amount = _yearly(match)
+                low = amount if low is None else min(low, amount)
+        for match in _INCOME_MAX.finditer(clause):
+            if _NOT_INCOME.search(match.group(0)):
+                continue
+            if _about_the_reader(clause, match.start() + 1) or clause.lower().lstrip().startswith(
+                ("if your", "your")
+            ):
+                amount = _yearly(match)
+                high = amount if high is None else max(high, amount)
+    return low, high
+
+
+def _yearly(match: re.Match) -> Decimal:
+    amount, *rest = [group for group in match.groups() if group is not None]
+    period = rest[0] if rest else None
+    return Decimal(amount.replace(",", "")) * _YEAR_FACTOR[period]
+
+
+# Money between the income word and the amount that makes it another sum: "income and
+# savings worth £6,000", "pension income over £85".
+_NOT_INCOME = re.compile(r"\b(?:savings|capital|worth|pension|investments|benefit)\b", re.I)
+
+
+# --- circumstances ---------------------------------------------------------------------------
+
+_EMPLOYMENT = {
+    "self_employed": re.compile(
+        r"\b(?:if|when) you(?:'re| are| were) (?:\w+ )?self-employed\b|\bself-employed (?:people|person|workers)\b|^self-employed\b",
+        re.I,
+    ),
+    "employed": re.compile(
+        r"\b(?:if|when) you(?:'re| are) (?:an )?employ(?:ed|ee)\b|\bemployees (?:must|can|get|pay|who)\b|^employees?\b",
+        re.I,
+    ),
+    "unemployed": re.compile(
+        r"\b(?:if|when) you(?:'re| are) (?:not working|unemployed|out of work)\b", re.I
+    ),
+    "student": re.compile(
+        r"\b(?:if|when) you(?:'re| are) (?:a (?:full-time |part-time )?student|studying|in (?:full-time )?education)\b",
+        re.I,
+    ),
+}
+_SINGLE = re.compile(
+    r"\b(?:if )?you(?:'re| are) single\b|^single\b|\bsingle (?:people|person|claimants?)\b", re.I
+)
+_COUPLE = re.compile(
+    r"\b(?:if )?you (?:live with|have) (?:a|your) partner\b|\byou(?:'re| are) (?:in|part of) a couple\b|^(?:joint claimants|couples?)\b",
+    re.I,
+)
+_WITH_CHILDREN = re.compile(
+    r"\b(?:if )?you (?:have|are responsible for) (?:a |any |one or more |2 or more )?(?:children|child)\b|\bfor (?:one|2 or more|each) child\b|\b(?:eldest|only|additional) child(?:ren)?\b",
+    re.I,
+)
+_BENEFIT_CONDITION = r"\b(?:if|when|while) you(?: or your partner)?(?:'re| are)? (?:get|gets|getting|receive|receiving|claim|claiming|on)\b[^.;]{0,60}?"
+_PLAN = re.compile(r"\b(Plan [1245]|Postgraduate Loan)\b", re.I)
+
+
+_WORK_WORDS = {
+    "self-employed": "self_employed",
+    "unemployed": "unemployed",
+    "not working": "unemployed",
+    "out of work": "unemployed",
+    "employed": "employed",
+    "an employee": "employed",
+    "retired": "retired",
+    "a student": "student",
+    "studying": "student",
+}
+_WORK = "|".join(sorted(map(re.escape, _WORK_WORDS), key=len, reverse=True))
+# "if you're employed, self-employed or unemployed": each named kind of work.
+_WORK_LIST = re.compile(
+    rf"\b(?:if|when) you(?:'re| are| were) ((?:{_WORK})(?:(?:, | or | and )(?:{_WORK}))*)", re.I
+)
+
+
+def circumstances_read(text: str, heading_path: list[str]) -> dict:
+    """Work, household, benefits and student loan plan the statement is for, from its words
+    and its headings."""
+    where = "\n".join([*heading_path, text])
+    employment = {
+        code
+        for code, pattern in _EMPLOYMENT.items()
+        if any(pattern.search(part) for part in where.splitlines() + _clauses(text))
+    }
+    for listed in _WORK_LIST.finditer(where):
+        employment |= {
+            _WORK_WORDS[word.lower()] for word in re.findall(_WORK, listed.group(1), re.I)
+        }
+    partner = None
+    if any(_SINGLE.search(part) for part in _clauses(where)):
+        partner = False
+    if any(_COUPLE.search(part) for part in _clauses(where)):
+        partner = None if partner is False else True  # both named: for either
+    children = True if _WITH_CHILDREN.search(where) else None
+    benefits = set()
+    for code, name in BENEFIT_NAMES.items():
+        if re.search(_BENEFIT_CONDITION + rf"(?:{name})", where, re.I):
+            benefits.add(code)
+    plans = set()
+    for match in _PLAN.finditer(where):
+        plans.add(match.group(1).lower().replace(" loan", "").replace(" ", "_"))
+    return {
+        "employment": frozenset(employment),
+        "partner": partner,
+        "children": children,
+        "benefits": frozenset(benefits),
+        "student_loan_plans": frozenset(plans),
+    }
+
+
+def applicability_read(
+    text: str,
+    *,
+    heading_path: list[str] | None = None,
+    page_nations: tuple[set[str], str] = (set(), ""),
+) -> Applicability:
+    """Who the statement is for (see the module's docstring). `page_nations` is what
+    page_nations_read found for its page, used when the statement and its headings name
+    no nation."""
+    headings = [h for h in (heading_path or []) if h]
+    nations, nation_basis = nations_read(text, headings)
+    if not nations and page_nations[0] and not _LIVES_IN.search(text):
+        # A statement that names a nation later on speaks of it too: not the page's others'.
+        nations, nation_basis = set(page_nations[0]), page_nations[1]
+    age_min, age_max, pension = ages_read(text)
+    income_min, income_max = incomes_read(text)
+    circumstances = circumstances_read(text, headings)
+    basis = [f"nations from {nation_basis}"] if nation_basis else []
+    return Applicability(
+        nations=frozenset(nations) if set(nations) != set(NATIONS) else frozenset(),
+        age_min=age_min,
+        age_max=age_max,
+        state_pension_age=pension,
+        income_min=income_min,
+        income_max=income_max,
+        basis=tuple(basis),
+        **circumstances,
+    )

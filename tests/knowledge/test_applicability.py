@@ -1,0 +1,202 @@
+"""Who a unit is for, read from real gov.uk pages as the pipeline reads it (the unit's words,
+its heading path in the page's sections, the page), and compared with a person's profile."""
+
+from decimal import Decimal
+
+import pytest
+
+from knowledge.domain.profile import Person, profile_fit
+from knowledge.parsing import section_at
+from knowledge.text.applicability import (
+    Applicability,
+    applicability_read,
+    page_lines,
+    page_nations_read,
+)
+from knowledge.text.evidence import locate_quote
+from tests.knowledge.test_extraction_context import corpus_units, page_input_from_file
+
+
+def _read(name: str) -> list[tuple[str, Applicability]]:
+    """(unit text, applicability) of each unit the heuristic extractor makes of the page."""
+    page = page_input_from_file(name)
+    units = corpus_units(name)
+    page_nations = page_nations_read(page.title, page_lines(page.text, page.sections))
+    read = []
+    for unit in units:
+        start = locate_quote(unit.evidence_quote, page.text).start
+        section = section_at(page.sections, start) or {}
+        heading_path = section.get("heading_path") or []
+        read.append(
+            (
+                unit.text,
+                applicability_read(unit.text, heading_path=heading_path, page_nations=page_nations),
+            )
+        )
+    return read
+
+
+def _of(read, fragment: str) -> Applicability:
+    found = [applies for text, applies in read if fragment in text]
+    assert found, f"no unit holds {fragment!r}"
+    return found[0]
+
+
+def test_a_heading_naming_a_nation_narrows_the_units_under_it():
+    read = _read("universal-credit.json")
+    assert _of(read, "You can get paid once or twice a month").nations == {"scotland"}
+    # a nation named inside a sentence about everyone does not narrow it
+    assert (
+        _of(read, "It's paid monthly - or twice a month for some people in Scotland").nations
+        == set()
+    )
+
+
+def test_a_page_whose_subject_one_nation_cannot_get_is_for_the_others():
+    read = _read("sure-start-maternity-grant.json")
+    scotland_sentence = _of(
+        read, "If you live in Scotland you cannot get a Sure Start Maternity Grant"
+    )
+    assert scotland_sentence.nations == {"scotland"}
+    amount = _of(read, "Grant if you have twins: £500")
+    assert amount.nations == {"england", "wales", "northern_ireland"}
+    read = _read("pip.json")
+    assert _of(
+        read, "You need to apply for Adult Disability Payment (ADP) instead of PIP"
+    ).nations == {"scotland"}
+    assert "scotland" not in _of(read, "you're 16 or over").nations
+
+
+def test_a_page_about_everyone_stays_uk_wide():
+    read = _read("employment-support-allowance.json")
+    assert all(not applies.nations for _, applies in read)
+
+
+def test_age_bounds_of_the_reader_not_of_their_children():
+    read = _read("universal-credit.json")
+    under = _of(read, "If you're single and under 25; Monthly standard allowance")
+    over = _of(read, "If you're single and 25 or over; Monthly standard allowance")
+    assert (under.age_min, under.age_max, under.partner) == (None, 24, False)
+    assert (over.age_min, over.age_max, over.partner) == (25, None, False)
+    # "18 or over (there are some exceptions if you're 16 to 17)": the exception widens it
+    eligibility = _of(read, "be aged 18 or over")
+    assert (eligibility.age_min, eligibility.age_max, eligibility.state_pension_age) == (
+        16,
+        None,
+        "under",
+    )
+    ssmg = _read("sure-start-maternity-grant.json")
+    assert _of(ssmg, "you must have no other children under 16").age_max is None
+    esa = _read("employment-support-allowance.json")
+    assert _of(esa, "up to £71.70 a week if you're aged under 25").age_max == 24
+
+
+def test_one_clause_bounds_narrow_each_other():
+    applies = applicability_read("You must be 18 or over but under 40 to open a Lifetime ISA.")
+    assert (applies.age_min, applies.age_max) == (18, 39)
+    # a count of months or hours is not an age
+    assert applicability_read(
+        "You expect the difficulties to last for at least 12 months."
+    ).is_everyone()
+
+
+def test_income_bounds_are_yearly_and_read_the_negation():
+    esa = _read("employment-support-allowance.json")
+    work = _of(esa, "you do not earn more than £183.50 a week")
+    assert (work.income_min, work.income_max) == (None, Decimal("183.50") * 52)
+    assert _of(esa, "savings worth £6,000 or more").income_min is None  # savings, not income
+    charge = applicability_read(
+        "If you or your partner earn more than £60,000 a year, you'll have to pay some of "
+        "your Child Benefit back."
+    )
+    assert charge.income_min == Decimal("60000")
+
+
+def test_benefit_and_work_conditions():
+    read = _read("cold-weather-payment.json")
+    assert any("universal_credit" in applies.benefits for _, applies in read)
+    esa = _read("employment-support-allowance.json")
+    assert _of(esa, "You can apply if you're employed, self-employed or unemployed").employment == {
+        "employed",
+        "self_employed",
+        "unemployed",
+    }
+    uc = _read("universal-credit.json")
+    assert _of(uc, "only need to report monthly earnings if you're self-employed").employment == {
+        "self_employed"
+    }
+
+
+def test_the_stored_form_round_trips():
+    applies = applicability_read(
+        "If you live in Wales and earn more than £50,000 a year and you're aged 18 to 39"
+    )
+    stored = applies.as_json()
+    assert stored == {"nations": ["wales"], "age_min": 18, "age_max": 39, "income_min": "50000"}
+    assert Applicability.from_json(stored) == applies
+    assert applicability_read("The ISA allowance is £20,000.").as_json() == {}
+
+
+@pytest.mark.parametrize(
+    ("applies", "person", "expected", "reason"),
+    [
+        (
+            Applicability(nations=frozenset({"england", "wales"})),
+            Person(nation="scotland"),
+            False,
+            "for people living in England or Wales",
+        ),
+        (
+            Applicability(nations=frozenset({"scotland"})),
+            Person(nation="scotland"),
+            True,
+            "for people living in Scotland",
+        ),
+        (Applicability(age_max=24), Person(age=23), True, "for people aged under 25"),
+        (Applicability(age_min=25), Person(age=23), False, "for people aged 25 or over"),
+        (
+            Applicability(income_min=Decimal(60000)),
+            Person(annual_income=Decimal(65000)),
+            True,
+            "for incomes over £60,000 a year",
+        ),
+        (
+            Applicability(income_min=Decimal(80000)),
+            Person(annual_income=Decimal(65000)),
+            False,
+            "for incomes over £80,000 a year",
+        ),
+        (
+            Applicability(state_pension_age="under"),
+            Person(age=68),
+            False,
+            "for people under State Pension age",
+        ),
+        (
+            Applicability(employment=frozenset({"employed"})),
+            Person(employment="self_employed"),
+            False,
+            "for people who are employed",
+        ),
+        (
+            Applicability(student_loan_plans=frozenset({"plan_1"})),
+            Person(student_loan_plan="plan_2"),
+            False,
+            "for Plan 1 loans",
+        ),
+        # a benefit the profile does not list may be about to be claimed: no contradiction
+        (
+            Applicability(benefits=frozenset({"universal_credit"})),
+            Person(benefits=frozenset()),
+            None,
+            "",
+        ),
+        # the profile does not say: nothing to compare
+        (Applicability(nations=frozenset({"wales"})), Person(age=30), None, ""),
+        (Applicability(), Person(nation="scotland", age=30), None, ""),
+    ],
+)
+def test_a_unit_applies_to_a_person_by_what_both_say(applies, person, expected, reason):
+    fit = profile_fit(applies, person)
+    assert fit.applies is expected
+    assert fit.reason == reason
