@@ -96,8 +96,13 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             profile.partner == applicability.partner,
             "for couples" if applicability.partner else "for single people",
         )
-    if applicability.children and profile.children_ages is not None:
-        compare(bool(profile.children_ages), "for people with children")
+    if applicability.children_min is not None and profile.children_ages is not None:
+        count, low, high = (
+            len(profile.children_ages),
+            applicability.children_min,
+            applicability.children_max,
+        )
+        compare(low <= count and (high is None or count <= high), _children(low, high))
     if applicability.student_loan_plans and profile.student_loan_plan:
         names = " or ".join(
             sorted(p.replace("_", " ").capitalize() for p in applicability.student_loan_plans)
@@ -111,6 +116,16 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             matched.append(f"for people getting {', '.join(b.replace('_', ' ') for b in received)}")
     applies = False if contradicted else True if matched else None
     return Fit(applies, matched, contradicted)
+
+
+def _children(low: int, high: int | None) -> str:
+    if high is None:
+        return "for people with children" if low <= 1 else f"for people with {low} or more children"
+    return (
+        "for people with one child"
+        if low == high == 1
+        else f"for people with {low} to {high} children"
+    )
 
 
 def _nations(codes) -> str:

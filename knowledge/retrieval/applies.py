@@ -43,10 +43,13 @@ def _concept_place(hit: ConceptHit) -> int:
 
 
 def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
-    """The concept answering the question best (by score) has units, and every one of them
-    is for other people: the knowledge base answers the question only for them."""
+    """The knowledge base answers the question only for other people: the concept answering
+    it best (by score) has units and every one is for other people, or most of the concepts
+    found are mostly for other people."""
     if not hits:
         return False
     best = max(hits, key=lambda hit: hit.score)
     fits = [u.fit.applies for u in best.units if u.fit is not None]
-    return bool(fits) and all(applies is False for applies in fits)
+    if fits and all(applies is False for applies in fits):
+        return True
+    return sum(_concept_place(hit) == 2 for hit in hits) * 2 > len(hits)

@@ -55,7 +55,8 @@ class Applicability:
     income_max: Decimal | None = None
     employment: frozenset[str] = frozenset()
     partner: bool | None = None
-    children: bool | None = None
+    children_min: int | None = None  # how many children the person is responsible for
+    children_max: int | None = None
     benefits: frozenset[str] = frozenset()
     student_loan_plans: frozenset[str] = frozenset()
     basis: tuple[str, ...] = field(default=(), compare=False)  # where each reading came from
@@ -74,7 +75,8 @@ class Applicability:
             "income_max": None if self.income_max is None else str(self.income_max),
             "employment": sorted(self.employment),
             "partner": self.partner,
-            "children": self.children,
+            "children_min": self.children_min,
+            "children_max": self.children_max,
             "benefits": sorted(self.benefits),
             "student_loan_plans": sorted(self.student_loan_plans),
         }
@@ -94,7 +96,8 @@ class Applicability:
             state_pension_age=data.get("state_pension_age", ""),
             employment=frozenset(data.get("employment", ())),
             partner=data.get("partner"),
-            children=data.get("children"),
+            children_min=data.get("children_min"),
+            children_max=data.get("children_max"),
             benefits=frozenset(data.get("benefits", ())),
             student_loan_plans=frozenset(data.get("student_loan_plans", ())),
             **money,
@@ -113,8 +116,16 @@ _LIVES_IN = re.compile(
     rf"\b(?:if|when|where) (?:you|your family|you and your partner) (?:live|are living|'re living|"
     rf"reside|are resident|'re resident) in {_NATION_LIST}"
     rf"|\bfor (?:people|families|residents|anyone|students|employers|parents) (?:who live |living )?in {_NATION_LIST}"
+    rf"|\byou(?:'ve| have)? (?:lived|live)(?: or worked)? in {_NATION_LIST}"
     rf"|^(?:in|only in) {_NATION_LIST}\b,?"
     rf"|^{_NATION_LIST}(?: only)?$",
+    re.IGNORECASE,
+)
+# A part for people from elsewhere ("If you're not from England: There's a different process")
+# says the page is for that nation.
+_NOT_FROM = re.compile(
+    rf"\bif you(?:'re| are) not (?:from|living in|resident in) {_NATION_LIST}"
+    rf"|\bif you (?:do not|don't) live in {_NATION_LIST}",
     re.IGNORECASE,
 )
 # A page whose subject people in a nation cannot get: "If you live in Scotland you cannot get
@@ -124,6 +135,7 @@ _NOT_HERE = re.compile(
     r"\b(?:cannot|can't|can not|are not able to|will not be able to) (?:get|claim|apply for)\b"
     r"|\binstead of\b|\bapply for .{3,80} instead\b|\bis not available\b"
     r"|\b(?:is|are) different\b|\b(?:has|have) replaced\b"
+    r"|\ba different (?:process|way|scheme|form|service)\b"
 )
 # A page saying where it holds: "These rates apply in England, Wales and Northern Ireland".
 _APPLIES_IN = re.compile(
@@ -165,7 +177,7 @@ def _leading_clause(text: str) -> str:
     body = text.rsplit(": ", 1)[-1] if " > " in text.split(": ", 1)[0] else text
     if ": " in body[:60] and body.split(": ", 1)[0].lower().startswith("if you"):
         return body.split(": ", 1)[0]  # "If you live in Scotland: You need to apply ..."
-    return re.split(r"(?<=[.;])\s", body, maxsplit=1)[0]
+    return re.split(r"(?<=[.])\s", body, maxsplit=1)[0]  # a list's items are one sentence
 
 
 def page_nations_read(
@@ -184,9 +196,16 @@ def page_nations_read(
         if found:
             return _nations_in(found), f"the page: “{_leading_clause(line).strip()}”"
     for headings, line in page_lines:
-        where, _ = nations_read(line, headings[-1:])
+        only = _NOT_FROM.search(headings[-1]) if headings else None
+        if only and _NOT_HERE.search(line):
+            return _nations_in(only), f"the page: “{headings[-1].strip()}: {line.strip()}”"
+    for headings, line in page_lines:
+        where, basis = nations_read(line, headings[-1:])
         if where and _NOT_HERE.search(line) and _names_page_subject(line, page_title):
-            return set(NATIONS) - where, f"the page: “{_leading_clause(line).strip()}”"
+            said = (
+                f"{headings[-1].strip()}: {line.strip()}" if basis.startswith("heading") else line
+            )
+            return set(NATIONS) - where, f"the page: “{_leading_clause(said).strip()}”"
     return set(), ""
 
 
@@ -390,10 +409,40 @@ _COUPLE = re.compile(
     r"\b(?:if )?you (?:live with|have) (?:a|your) partner\b|\byou(?:'re| are) (?:in|part of) a couple\b|^(?:joint claimants|couples?)\b",
     re.I,
 )
-_WITH_CHILDREN = re.compile(
-    r"\b(?:if )?you (?:have|are responsible for) (?:a |any |one or more |2 or more )?(?:children|child)\b|\bfor (?:one|2 or more|each) child\b|\b(?:eldest|only|additional) child(?:ren)?\b",
-    re.I,
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "a": 1, "an": 1}
+# How many children a statement is for: "for one child", "for 2 or more children", "if you
+# have children", "Eldest or only child" (every family has one), "Additional children".
+_CHILD_COUNT = re.compile(
+    r"\bfor (one|1|a single|an only) child\b"
+    r"|\b(?:for |have |with )?(two|three|2|3) or more (?:children|kids)\b"
+    r"|\b(?:if )?you(?: or your partner)? (?:have|are responsible for|look after) "
+    r"(?:a child|children|any children|one or more children|a child or young person)\b"
+    r"|\b(eldest or only|eldest|only) child\b"
+    r"|\b(additional|any other|younger) children\b",
+    re.IGNORECASE,
 )
+
+
+def children_read(text: str) -> tuple[int | None, int | None]:
+    """The bounds on how many children the person has, when the statement is for a number;
+    several readings are alternatives and widen each other."""
+    readings: list[tuple[int, int | None]] = []
+    for match in _CHILD_COUNT.finditer(text):
+        one, several, more = match.group(1), match.group(2), match.group(4)
+        if one:
+            readings.append((1, 1))
+        elif several:
+            readings.append((_NUMBER_WORDS.get(several.lower()) or int(several), None))
+        elif more:
+            readings.append((2, None))
+        else:  # "if you have children", "eldest or only child"
+            readings.append((1, None))
+    if not readings:
+        return None, None
+    highs = [high for _, high in readings]
+    return min(low for low, _ in readings), None if None in highs else max(highs)
+
+
 _BENEFIT_CONDITION = r"\b(?:if|when|while) you(?: or your partner)?(?:'re| are)? (?:get|gets|getting|receive|receiving|claim|claiming|on)\b[^.;]{0,60}?"
 _PLAN = re.compile(r"\b(Plan [1245]|Postgraduate Loan)\b", re.I)
 
@@ -434,7 +483,7 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
         partner = False
     if any(_COUPLE.search(part) for part in _clauses(where)):
         partner = None if partner is False else True  # both named: for either
-    children = True if _WITH_CHILDREN.search(where) else None
+    children_min, children_max = children_read(where)
     benefits = set()
     for code, name in BENEFIT_NAMES.items():
         if re.search(_BENEFIT_CONDITION + rf"(?:{name})", where, re.I):
@@ -445,7 +494,8 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
     return {
         "employment": frozenset(employment),
         "partner": partner,
-        "children": children,
+        "children_min": children_min,
+        "children_max": children_max,
         "benefits": frozenset(benefits),
         "student_loan_plans": frozenset(plans),
     }

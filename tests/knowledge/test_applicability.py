@@ -200,3 +200,31 @@ def test_a_unit_applies_to_a_person_by_what_both_say(applies, person, expected, 
     fit = profile_fit(applies, person)
     assert fit.applies is expected
     assert fit.reason == reason
+
+
+def test_how_many_children_a_rate_is_for():
+    read = _read("universal-credit.json")
+    one = _of(read, "£1,014.63 for one child")
+    several = _of(read, "for 2 or more children")
+    assert (one.children_min, one.children_max) == (1, 1)
+    assert (several.children_min, several.children_max) == (2, None)
+    two_children = Person(children_ages=(1, 4))
+    assert profile_fit(one, two_children).applies is False
+    assert profile_fit(several, two_children).reason == "for people with 2 or more children"
+
+
+def test_a_condition_of_having_lived_in_a_nation_narrows_a_list_of_criteria():
+    read = _read("options-for-dealing-with-your-debts.json")
+    criteria = _of(read, "you've lived or worked in England and Wales within the last 3 years")
+    assert criteria.nations == {"england", "wales"}
+    assert profile_fit(criteria, Person(nation="northern_ireland")).applies is False
+
+
+def test_a_part_for_people_from_elsewhere_makes_the_page_one_nations():
+    page = page_input_from_file("student-finance.json")
+    nations, basis = page_nations_read(page.title, page_lines(page.text, page.sections))
+    assert nations == {"england"}
+    assert "If you're not from England" in basis
+    # a different way to apply somewhere is not a page for that nation alone
+    page = page_input_from_file("employment-support-allowance.json")
+    assert page_nations_read(page.title, page_lines(page.text, page.sections)) == (set(), "")
