@@ -20,6 +20,7 @@ from knowledge import selectors
 from knowledge.domain.questions import ConversationTurn
 from knowledge.models import AtomicUnit
 from knowledge.query.search import question_plan, question_search
+from knowledge.query.suggest import profile_suggest
 from knowledge.retrieval import SearchError, SearchParams
 from knowledge.verification.check import answer_verify
 from knowledge.verification.judge import claim_judge
@@ -34,13 +35,19 @@ from navigator.schemas import (
     QuestionIn,
     SearchIn,
     SearchOut,
+    SuggestIn,
+    SuggestOut,
     UnitOut,
     VerifyIn,
     VerifyOut,
 )
 from navigator.stages import request_stages
 from navigator.throttling import AuthFailureLimit, TokenRateThrottle, client_ip
-from navigator.tools import search_tool_definition, verify_tool_definition
+from navigator.tools import (
+    search_tool_definition,
+    suggest_tool_definition,
+    verify_tool_definition,
+)
 
 AUTH_FAILURES = AuthFailureLimit(settings.API_AUTH_FAILURE_RATE)
 # Per token, counted in the shared cache; unauthenticated callers are refused before it.
@@ -284,6 +291,31 @@ def analyze(request, payload: QuestionIn):
 
 
 @api.post(
+    "/suggest", response={200: SuggestOut, 422: ErrorOut}, summary="What this person should know"
+)
+def suggest(request, payload: SuggestIn):
+    """The concepts this person should know about before they ask, from their profile: the
+    life stages they are in (a new baby, starting university, approaching State Pension age)
+    and the facts narrowed to people like them (their income band, benefits, work, children,
+    loan plan, a devolved nation), each with the reasons it was suggested and its units."""
+    result = profile_suggest(profile=payload.profile, as_of=payload.as_of, k=payload.k)
+    body = presenters.suggestions_payload(result)
+    _log(
+        request,
+        status=200,
+        params={
+            "as_of": str(result.as_of),
+            "k": payload.k,
+            "profile_fields": payload.profile.fields_present(),
+        },
+        outcome="ok",
+        result_concepts=[s.hit.concept.taxonomy_id for s in result.suggestions],
+        timings_ms=result.timings_ms,
+    )
+    return body
+
+
+@api.post(
     "/verify", response={200: VerifyOut, 422: ErrorOut}, summary="Check a drafted answer's claims"
 )
 def verify(request, payload: VerifyIn):
@@ -426,6 +458,8 @@ def tool(request):
     return search_tool_definition()
 
 
-@api.get("/tools", auth=None, summary="Every tool definition for LLM agents (search, verify)")
+@api.get(
+    "/tools", auth=None, summary="Every tool definition for LLM agents (search, verify, suggest)"
+)
 def tools(request):
-    return [search_tool_definition(), verify_tool_definition()]
+    return [search_tool_definition(), verify_tool_definition(), suggest_tool_definition()]

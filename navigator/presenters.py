@@ -198,3 +198,19 @@ def verification_payload(checked) -> dict:
         "support_score": checked.support_score,
         "timings_ms": {"total": checked.milliseconds},
     }
+
+
+def suggestions_payload(result) -> dict:
+    """The response to a suggestion request (`knowledge.query.suggest.SuggestResult`)."""
+    hits = [s.hit for s in result.suggestions]
+    signoffs = signoffs_for([unit_hit.unit for hit in hits for unit_hit in hit.units])
+    return {
+        "as_of": result.as_of,
+        "life_events": result.life_events,
+        "suggestions": [
+            concept_hit_payload(s.hit, signoffs=signoffs, found_by=s.found_by)
+            | {"reasons": s.reasons}
+            for s in result.suggestions
+        ],
+        "timings_ms": result.timings_ms,
+    }

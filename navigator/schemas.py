@@ -8,8 +8,9 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import BaseModel, field_validator
 
+from knowledge.query.suggest import MAX_SUGGESTIONS
 from knowledge.retrieval import Question, SearchParams
-from knowledge.retrieval.params import sane_day, storable_text
+from knowledge.retrieval.params import Profile, sane_day, storable_text
 
 Outcome = Literal["ok", "outdated", "low_confidence", "not_reviewed", "no_match", "invalid"]
 
@@ -249,6 +250,13 @@ class AnalysisOut(Out):
     fallback: str = Field(description="Why a model's analysis was not used, when it was not")
     searches: list[SearchPlanOut]
     as_of: AsOfOut
+    profile: dict[str, str] = Field(
+        default_factory=dict,
+        description="The profile the search used, by field, each with where it came from: "
+        "'profile' (sent by the caller) or the user's own words in the conversation ('I'm 45', "
+        "'we live in Glasgow'), which fill only the fields the caller did not send. The "
+        "values are not repeated here.",
+    )
 
 
 class SearchOut(Out):
@@ -288,6 +296,44 @@ class SearchOut(Out):
     context_tokens: int
     timings_ms: dict[str, float]
     analysis: AnalysisOut
+
+
+class SuggestIn(Schema):
+    profile: Profile = Field(
+        ...,
+        description="What you know about the user, only the fields you know (at least one): "
+        "age, nation, annual_income, employment, partner, children_ages, benefits, "
+        "student_loan_plan. Never stored.",
+    )
+    as_of: dt.date | None = Field(None, description="Suggest for this date; omit for today")
+    k: int = Field(10, ge=1, le=MAX_SUGGESTIONS, description="Suggestions wanted")
+
+    @field_validator("profile")
+    @classmethod
+    def _profile_says_something(cls, profile: Profile) -> Profile:
+        if not profile.fields_present():
+            raise ValueError("is empty: send at least one field you know about the user")
+        return profile
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
+        return sane_day(value)
+
+
+class SuggestionOut(ConceptHitOut):
+    reasons: list[str] = Field(
+        description="Why it was suggested: the life stage the profile is in ('life stage: "
+        "Having a baby'), or what its units are for that the profile meets ('for incomes over "
+        "£60,000 a year')"
+    )
+
+
+class SuggestOut(Out):
+    as_of: dt.date
+    life_events: list[str] = Field(description="The life stages the profile is in, by slug")
+    suggestions: list[SuggestionOut]
+    timings_ms: dict[str, float]
 
 
 class ErrorOut(Out):

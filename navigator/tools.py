@@ -7,7 +7,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from knowledge.models import Category
-from navigator.schemas import SearchIn, VerifyIn
+from navigator.schemas import SearchIn, SuggestIn, VerifyIn
 
 SEARCH_TOOL_PARAMETERS = (
     "query",
@@ -16,7 +16,9 @@ SEARCH_TOOL_PARAMETERS = (
     "categories",
     "include_historical",
     "min_review",
+    "profile",
 )
+SUGGEST_TOOL_PARAMETERS = ("profile", "as_of", "k")
 VERIFY_TOOL_PARAMETERS = ("answer", "as_of", "cited_unit_ids", "conversation")
 
 # JSON Schema keywords that say nothing to an agent choosing its arguments.
@@ -55,6 +57,20 @@ def verify_tool_definition() -> dict:
         "not state unsupported ones as fact.",
         VerifyIn,
         VERIFY_TOOL_PARAMETERS,
+    )
+
+
+def suggest_tool_definition() -> dict:
+    """The OpenAI tool with which an agent learns what its user should know before asking."""
+    return _tool(
+        "knowledgeBaseSuggest",
+        "Ask Navigator what a UK user should know about, from what you know of them (age, "
+        "nation, income, work, partner, children's ages, benefits, student loan plan): the rules "
+        "their life stage and situation call for, before they ask (turning 66, a new baby, "
+        "starting university, high income with children). Each suggestion says why and carries "
+        "its gov.uk facts with sources; mention them briefly, quoting the sources.",
+        SuggestIn,
+        SUGGEST_TOOL_PARAMETERS,
     )
 
 

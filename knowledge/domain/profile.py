@@ -12,8 +12,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Literal
 
-from knowledge.text.applicability import NATION_NAMES, Applicability
+from knowledge.text.applicability import Applicability
+from knowledge.text.nations import NATION_NAMES
+
+Nation = Literal["england", "scotland", "wales", "northern_ireland"]
+Employment = Literal["employed", "self_employed", "unemployed", "retired", "student"]
+StudentLoanPlan = Literal["plan_1", "plan_2", "plan_4", "plan_5", "postgraduate"]
+
+# A heuristic of who is few among adults, for telling a statement that names this person from
+# a rule nearly everyone meets ("aged 16 or over", "income over £85"): an age bound from 25 up
+# or to 39 down, an income bound from £50,000 (the higher rate band) up or to £20,000 down,
+# work other than employment, children, a benefit, a loan plan, a devolved nation. gov.uk
+# writes for England unless it says otherwise, so a statement for England singles out no one.
+SINGLES_OUT = {"age_from": 50, "age_to": 24, "income_from": 50_000, "income_to": 20_000}
 
 # The State Pension age of anyone the profile can describe today: 66, rising to 67 from 2026
 # to 2028; an age of 66 is read as reached, which the statement's own words then qualify.
@@ -46,6 +59,9 @@ class Fit:
     applies: bool | None
     matched: list[str] = field(default_factory=list)
     contradicted: list[str] = field(default_factory=list)
+    # Of `matched`, the conditions that single out a minority of adults (SINGLES_OUT): what
+    # makes a statement news to this person rather than a rule nearly everyone meets.
+    singling_out: list[str] = field(default_factory=list)
 
     @property
     def reason(self) -> str:
@@ -55,9 +71,12 @@ class Fit:
 def profile_fit(applicability: Applicability, profile: Person) -> Fit:
     matched: list[str] = []
     contradicted: list[str] = []
+    singling_out: list[str] = []
 
-    def compare(holds: bool, description: str) -> None:
+    def compare(holds: bool, description: str, *, selective: bool = False) -> None:
         (matched if holds else contradicted).append(description)
+        if holds and selective:
+            singling_out.append(description)
 
     # "Everywhere but Scotland" names nobody in particular: for everyone living there.
     nation_names_them = len(applicability.nations) < 3
@@ -69,16 +88,22 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
         compare(
             profile.nation in applicability.nations,
             f"for people living in {_nations(applicability.nations)}",
+            selective=profile.nation != "england",
         )
     if profile.age is not None:
         if applicability.age_min is not None or applicability.age_max is not None:
             low, high = applicability.age_min or 0, applicability.age_max
-            compare(low <= profile.age and (high is None or profile.age <= high), _ages(low, high))
+            compare(
+                low <= profile.age and (high is None or profile.age <= high),
+                _ages(low, high),
+                selective=low >= SINGLES_OUT["age_from"] or (high or 200) <= SINGLES_OUT["age_to"],
+            )
         if applicability.state_pension_age:
             reached = profile.age >= STATE_PENSION_AGE
             compare(
                 reached == (applicability.state_pension_age == "reached"),
                 f"for people {'over' if applicability.state_pension_age == 'reached' else 'under'} State Pension age",
+                selective=applicability.state_pension_age == "reached",
             )
     if profile.annual_income is not None:
         income = Decimal(profile.annual_income)
@@ -87,10 +112,16 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             compare(
                 (low is None or income >= low) and (high is None or income <= high),
                 _incomes(low, high),
+                selective=(low or 0) >= SINGLES_OUT["income_from"]
+                or (high is not None and high <= SINGLES_OUT["income_to"]),
             )
     if applicability.employment and profile.employment:
         names = " or ".join(sorted(e.replace("_", "-") for e in applicability.employment))
-        compare(profile.employment in applicability.employment, f"for people who are {names}")
+        compare(
+            profile.employment in applicability.employment,
+            f"for people who are {names}",
+            selective=len(applicability.employment) == 1 and profile.employment != "employed",
+        )
     if applicability.partner is not None and profile.partner is not None:
         compare(
             profile.partner == applicability.partner,
@@ -102,20 +133,30 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             applicability.children_min,
             applicability.children_max,
         )
-        compare(low <= count and (high is None or count <= high), _children(low, high))
+        compare(
+            low <= count and (high is None or count <= high), _children(low, high), selective=True
+        )
     if applicability.student_loan_plans and profile.student_loan_plan:
         names = " or ".join(
             sorted(p.replace("_", " ").capitalize() for p in applicability.student_loan_plans)
         )
-        compare(profile.student_loan_plan in applicability.student_loan_plans, f"for {names} loans")
+        compare(
+            profile.student_loan_plan in applicability.student_loan_plans,
+            f"for {names} loans",
+            selective=True,
+        )
     # A benefit a statement is for matches a profile receiving it; a profile without it may
     # be about to claim, so its absence contradicts nothing.
     if applicability.benefits and profile.benefits:
         received = sorted(applicability.benefits & profile.benefits)
         if received:
-            matched.append(f"for people getting {', '.join(b.replace('_', ' ') for b in received)}")
+            compare(
+                True,
+                f"for people getting {', '.join(b.replace('_', ' ') for b in received)}",
+                selective=True,
+            )
     applies = False if contradicted else True if matched else None
-    return Fit(applies, matched, contradicted)
+    return Fit(applies, matched, contradicted, singling_out)
 
 
 def _children(low: int, high: int | None) -> str:

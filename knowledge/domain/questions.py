@@ -41,6 +41,7 @@ class LifeEventInfo:
     name: str
     triggers: tuple[str, ...]
     searches: tuple[str, ...]
+    suggest_for: tuple[tuple[tuple[str, object], ...], ...] = ()  # alternatives, as items
 
 
 @dataclass(frozen=True)

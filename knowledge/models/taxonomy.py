@@ -132,6 +132,13 @@ class LifeEvent(models.Model):
         default=list, help_text="Words or phrases that show a question is about this situation"
     )
     searches = models.JSONField(default=list, help_text="3 to 5 specific searches it expands into")
+    suggest_for = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Who is in this situation, for suggestions before they ask: alternatives, each "
+        "of age_min, age_max, employment, benefits, youngest_child_age_max, income_min, "
+        "income_max, student_loan; [] suggests it to nobody",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -28,8 +28,10 @@ from knowledge.retrieval import (
     thresholds_for_model,
 )
 from knowledge.retrieval.applies import concepts_for_person
+from knowledge.retrieval.params import Profile
 from knowledge.retrieval.search import for_this_person
 from knowledge.text.glossary import readings
+from knowledge.text.profile_facts import profile_facts
 from knowledge.text.question_dates import DateMention, date_in_words
 
 # A follow-up's own words ("how do I claim it?") say less than its rewrite: their results
@@ -58,11 +60,13 @@ class QuestionPlan:
     searches: list[Search]
     as_of_source: dict
     milliseconds: float
+    profile_source: dict[str, str] = field(default_factory=dict)  # field → where it came from
 
     def as_json(self) -> dict:
         return self.analysis.as_json() | {
             "searches": [{"text": s.text, "origin": s.origin} for s in self.searches],
             "as_of": self.as_of_source,
+            "profile": self.profile_source,
         }
 
 
@@ -79,8 +83,30 @@ def question_plan(
         query=params.query, conversation=conversation, today=today, provider=provider
     )
     params, as_of_source = _with_date(params, analysis, conversation, today=today)
+    params, profile_source = with_stated_profile(params, conversation)
     searches = [] if analysis.strategy == "none" else question_searches(params.query, analysis)
-    return QuestionPlan(analysis, params, searches, as_of_source, _ms(started))
+    return QuestionPlan(analysis, params, searches, as_of_source, _ms(started), profile_source)
+
+
+def with_stated_profile(
+    params: SearchParams, conversation: list[ConversationTurn]
+) -> tuple[SearchParams, dict[str, str]]:
+    """The caller's profile, with what the user said of themselves in this conversation
+    filling the fields the caller did not send; and where each field came from. A search
+    for a person is the caller's choice: without a `profile` (an empty one will do) the
+    conversation's facts are not applied, and the search is the same for everyone."""
+    if params.profile is None:
+        return params, {}
+    sent = params.profile.model_dump(exclude_none=True)
+    source = {name: "profile" for name in sent}
+    said = [turn.content for turn in conversation if turn.role == "user"] + [params.query]
+    for fact in profile_facts(said):
+        if fact.field not in sent:
+            sent[fact.field] = fact.value
+            source[fact.field] = f"conversation: “{fact.words}”"
+    if not sent or source == {name: "profile" for name in sent}:
+        return params, source
+    return params.model_copy(update={"profile": Profile.model_validate(sent)}), source
 
 
 def question_search(

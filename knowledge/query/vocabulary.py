@@ -63,7 +63,9 @@ def _read() -> QueryVocabulary:
         for term in GlossaryTerm.objects.select_related("concept", "category")
     )
     events = tuple(
-        LifeEventInfo(e.slug, e.name, tuple(e.triggers), tuple(e.searches))
+        LifeEventInfo(
+            e.slug, e.name, tuple(e.triggers), tuple(e.searches), _suggest_for(e.suggest_for)
+        )
         for e in LifeEvent.objects.all()
     )
     categories = tuple(
@@ -93,10 +95,24 @@ def taxonomy_file_vocabulary(path=None) -> QueryVocabulary:
         categories=tuple(CategoryInfo(c.slug, c.name, c.description) for c in spec.categories),
         glossary=glossary,
         life_events=tuple(
-            LifeEventInfo(e.slug, e.name, tuple(e.triggers), tuple(e.searches))
+            LifeEventInfo(
+                e.slug,
+                e.name,
+                tuple(e.triggers),
+                tuple(e.searches),
+                _suggest_for([who.model_dump(exclude_none=True) for who in e.suggest_for]),
+            )
             for e in spec.life_events
         ),
         topic_names=topic_names([*names, *(entry.means for entry in glossary)]),
+    )
+
+
+def _suggest_for(alternatives: list[dict]) -> tuple:
+    """Each alternative as sorted (name, value) pairs, lists as tuples: frozen, comparable."""
+    return tuple(
+        tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in who.items()))
+        for who in alternatives or []
     )
 
 

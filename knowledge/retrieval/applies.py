@@ -25,14 +25,14 @@ def concepts_for_person(hits: list[ConceptHit]) -> list[ConceptHit]:
     """The labelled hits with the concepts mostly for other people after the rest (kept:
     the order changes, not what is shown). A question's searches are merged first, by
     score: each search's own leader must be the concept nearest its words."""
-    return sorted(hits, key=_concept_place)
+    return sorted(hits, key=concept_place)
 
 
 def _unit_place(unit_hit: UnitHit) -> int:
     return _PLACE[unit_hit.fit.applies if unit_hit.fit else None]
 
 
-def _concept_place(hit: ConceptHit) -> int:
+def concept_place(hit: ConceptHit) -> int:
     """0 for a concept with a unit naming this person; 1 for one whose units are mostly for
     everyone; 2 for one whose units are mostly for other people (a concept with no unit
     shown counts as for everyone)."""
@@ -52,4 +52,4 @@ def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
     fits = [u.fit.applies for u in best.units if u.fit is not None]
     if fits and all(applies is False for applies in fits):
         return True
-    return sum(_concept_place(hit) == 2 for hit in hits) * 2 > len(hits)
+    return sum(concept_place(hit) == 2 for hit in hits) * 2 > len(hits)

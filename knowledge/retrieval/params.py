@@ -17,7 +17,7 @@ from typing import Literal
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from knowledge.domain.profile import Person
+from knowledge.domain.profile import Employment, Nation, Person, StudentLoanPlan
 
 MAX_QUERY_CHARS = 2000
 MAX_K = 50
@@ -42,9 +42,6 @@ def sane_day(value: dt.date | None) -> dt.date | None:
 
 
 MAX_INCOME = 100_000_000
-Nation = Literal["england", "scotland", "wales", "northern_ireland"]
-Employment = Literal["employed", "self_employed", "unemployed", "retired", "student"]
-StudentLoanPlan = Literal["plan_1", "plan_2", "plan_4", "plan_5", "postgraduate"]
 
 
 class Profile(BaseModel):
@@ -141,9 +138,12 @@ class Question(BaseModel):
     profile: Profile | None = Field(
         None,
         description="What you know about the user (age, nation, annual_income, employment, "
-        "partner, children_ages, benefits, student_loan_plan), only the fields you know: units "
-        "for this person rank first and units for other people are labelled applies: false with "
-        "the reason. Never stored.",
+        "partner, children_ages, benefits, student_loan_plan), only the fields you know; {} "
+        "when you know none: what the user says of themselves in `conversation` and `query` "
+        "('I'm 45', 'we live in Glasgow') fills the fields you did not send (the analysis says "
+        "which). Units for this person rank first, units for other people are labelled "
+        "applies: false with the reason, and a question answered only for other people is "
+        "refused (not_for_this_profile). Never stored.",
     )
 
     def day(self) -> dt.date:

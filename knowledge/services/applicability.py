@@ -11,7 +11,8 @@ from django.db import transaction
 
 from knowledge.models import AtomicUnit, PageSnapshot
 from knowledge.parsing import section_at
-from knowledge.text.applicability import applicability_read, page_lines, page_nations_read
+from knowledge.text.applicability import applicability_read
+from knowledge.text.nations import page_lines, page_nations_read
 
 
 def unit_applicability(unit: AtomicUnit, snapshot: PageSnapshot, page_nations) -> dict:

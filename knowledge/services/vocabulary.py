@@ -5,8 +5,9 @@ concepts, since editors change them through audited screens afterwards."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from knowledge.domain.profile import Employment
 from knowledge.models import Category, Concept, ConceptAlias, GlossaryTerm, LifeEvent
 
 MIN_SEARCHES, MAX_SEARCHES = 3, 5
@@ -22,6 +23,28 @@ class GlossarySpec(BaseModel):
     category: str | None = None
 
 
+class SuggestForSpec(BaseModel):
+    """Who is in a life situation, for suggestions before they ask: every condition given
+    must hold (a life event lists alternatives)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    age_min: int | None = Field(None, ge=0, le=120)
+    age_max: int | None = Field(None, ge=0, le=120)
+    employment: list[Employment] | None = None
+    benefits: list[str] | None = None
+    youngest_child_age_max: int | None = Field(None, ge=0, le=25)
+    income_min: int | None = Field(None, ge=0)
+    income_max: int | None = Field(None, ge=0)
+    student_loan: bool | None = None
+
+    @model_validator(mode="after")
+    def _says_something(self) -> SuggestForSpec:
+        if not self.model_dump(exclude_none=True):
+            raise ValueError("names no condition: give at least one, or leave suggest_for out")
+        return self
+
+
 class LifeEventSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -29,6 +52,7 @@ class LifeEventSpec(BaseModel):
     name: str = Field(min_length=1, max_length=200)
     triggers: list[str] = Field(min_length=1)
     searches: list[str] = Field(min_length=MIN_SEARCHES, max_length=MAX_SEARCHES)
+    suggest_for: list[SuggestForSpec] = Field(default_factory=list)
 
     @field_validator("triggers", "searches")
     @classmethod
@@ -84,12 +108,21 @@ def _category_named(slug: str | None, *, term: str) -> Category | None:
 
 
 def life_events_ensure(specs: list[LifeEventSpec], report) -> None:
-    held = set(LifeEvent.objects.values_list("slug", flat=True))
+    """Create the life events the database lacks. A held event with no `suggest_for` yet
+    takes the file's (a field added since it was loaded, not an editor's change undone)."""
+    held = {event.slug: event for event in LifeEvent.objects.all()}
     for spec in specs:
+        suggest_for = [who.model_dump(exclude_none=True) for who in spec.suggest_for]
         if spec.slug in held:
+            if suggest_for and not held[spec.slug].suggest_for:
+                LifeEvent.objects.filter(pk=held[spec.slug].pk).update(suggest_for=suggest_for)
             continue
         LifeEvent.objects.create(
-            slug=spec.slug, name=spec.name.strip(), triggers=spec.triggers, searches=spec.searches
+            slug=spec.slug,
+            name=spec.name.strip(),
+            triggers=spec.triggers,
+            searches=spec.searches,
+            suggest_for=suggest_for,
         )
         report.life_events_added.append(spec.slug)
 
@@ -111,7 +144,11 @@ def glossary_export() -> list[dict]:
 
 
 def life_events_export() -> list[dict]:
-    return [
-        {"slug": e.slug, "name": e.name, "triggers": list(e.triggers), "searches": list(e.searches)}
-        for e in LifeEvent.objects.order_by("slug")
-    ]
+    rows = []
+    for e in LifeEvent.objects.order_by("slug"):
+        row = {"slug": e.slug, "name": e.name, "triggers": list(e.triggers)}
+        row["searches"] = list(e.searches)
+        if e.suggest_for:
+            row["suggest_for"] = list(e.suggest_for)
+        rows.append(row)
+    return rows

@@ -10,7 +10,7 @@ import numpy as np
 
 from navigator.bench.load import LoadLevel
 from navigator.bench.search import ScaleResult
-from navigator.bench.timing import p95
+from navigator.bench.timing import p50, p95
 
 ANALYSIS_P95_MS = 5.0
 RECALL_AT_10 = 0.98
@@ -19,6 +19,7 @@ LARGE_SCALE = 10  # and above: where the endpoint's overhead has a target
 E2E_TO_LIMIT = 1.5  # HTTP p95 with the embedding included, over limit_p95_ms
 PRODUCTION_SCALE = 1
 THROUGHPUT_4_TO_1 = 1.6  # 4 clients' requests per second over one client's
+PROFILE_TO_PLAIN = 1.10  # HTTP p50 with a profile over HTTP p50 without, embedding excluded
 
 
 @dataclass(frozen=True)
@@ -33,12 +34,27 @@ class Check:
 def scale_checks(r: ScaleResult) -> list[Check]:
     lat = r.latencies
     checks = [_analysis_check(lat.analysis_ms), _recall_check(r)]
+    if lat.http_profile_ms:
+        checks.append(_profile_check(profile=p50(lat.http_profile_ms), plain=p50(lat.http_ms)))
     if r.scale >= LARGE_SCALE:
         checks.append(_http_overhead_check(http=p95(lat.http_ms), raw=p95(lat.raw_sql_ms)))
     if r.scale == PRODUCTION_SCALE:
         checks.append(_hnsw_check(r.hnsw_used))
         checks.append(_end_to_end_check(e2e=lat.e2e_p95_ms, limit=lat.limit_p95_ms))
     return checks + _load_checks(lat.concurrency)
+
+
+def _profile_check(*, profile: float, plain: float) -> Check:
+    """The median, which the profile's work (a comparison per shown unit) would move; a p95
+    over a few hundred requests moves by more than 10% from one pass to the next."""
+    figure = profile / plain
+    return Check(
+        name="profile_to_plain_p50",
+        line=f"HTTP p50 with a profile {profile:.2f} ms / without {plain:.2f} ms = {figure:.2f}",
+        figure=figure,
+        target=f"≤ {PROFILE_TO_PLAIN:g}",
+        passed=figure <= PROFILE_TO_PLAIN,
+    )
 
 
 def _analysis_check(analysis_ms: list[float]) -> Check:

@@ -88,6 +88,7 @@ def _path_figures(lat: Latencies) -> dict:
         "http": _spread(lat.http_ms),
         "http_inside_endpoint": _spread(lat.endpoint_ms),
         "http_embedded": _spread(lat.http_embedded_ms),
+        "http_profile": _spread(lat.http_profile_ms),
     }
 
 

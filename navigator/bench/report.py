@@ -54,6 +54,7 @@ def _latency_table(lat: Latencies, *, write: Write) -> None:
         ("service: concept_search, embedding excluded", lat.service_ms),
         ("HTTP /api/v1/search, embedding excluded", lat.http_ms),
         ("  of which inside the endpoint (timings.http)", lat.endpoint_ms),
+        ("HTTP with a profile, embedding excluded", lat.http_profile_ms),
         ("HTTP /api/v1/search, embedding included", lat.http_embedded_ms),
     ]
     for name, ms in rows:

@@ -34,6 +34,16 @@ K = 5
 UNIT_LIMIT = 2 * K * 10  # what concept_search asks nearest_units for
 WARMUP_CALLS = 5
 BENCH_TOKEN = "bench-search"
+# A person every kind of applicability the synthetic units carry is compared with.
+BENCH_PROFILE = {
+    "age": 40,
+    "nation": "scotland",
+    "annual_income": 65000,
+    "employment": "self_employed",
+    "partner": True,
+    "children_ages": [4],
+    "benefits": ["universal_credit"],
+}
 
 
 @dataclass
@@ -55,6 +65,8 @@ class Latencies:
     # The real model embedding one question per call in this process, nothing else running.
     embed_alone_ms: list[float] = field(default_factory=list)
     concurrency: list[LoadLevel] = field(default_factory=list)
+    # HTTP with a profile that every kind of unit applicability is compared with.
+    http_profile_ms: list[float] = field(default_factory=list)
 
     @property
     def limit_p95_ms(self) -> float:
@@ -95,6 +107,7 @@ def latencies_measure(
             lambda: _raw_sql_pass(result, pairs, floor=floor, day=day),
             lambda: _service_pass(result, pairs),
             lambda: _http_pass(result, pairs, client=client),
+            lambda: _http_profile_pass(result, pairs, client=client),
         ]
         for repeat in range(options.repeats):
             progress(f"  repeat {repeat + 1}/{options.repeats}")
@@ -143,6 +156,12 @@ def _http_pass(result: Latencies, pairs: list, *, client: httpx.Client) -> None:
         result.http_ms.append(elapsed)
         result.endpoint_ms.append(stages["http"])
         result.analysis_ms.append(stages["analysis"])
+
+
+def _http_profile_pass(result: Latencies, pairs: list, *, client: httpx.Client) -> None:
+    for text, _ in pairs:
+        elapsed, _ = _http_timings(client, text=text, profile=BENCH_PROFILE)
+        result.http_profile_ms.append(elapsed)
 
 
 def _http_embedded_pass(result: Latencies, texts: list[str], *, client: httpx.Client) -> None:
@@ -207,10 +226,13 @@ def _service_timings(vector: np.ndarray) -> tuple[float, dict[str, float]]:
     return _ms_since(started), result.timings_ms
 
 
-def _http_timings(client: httpx.Client, *, text: str) -> tuple[float, dict[str, float]]:
+def _http_timings(
+    client: httpx.Client, *, text: str, profile: dict | None = None
+) -> tuple[float, dict[str, float]]:
     """The round trip as the client sees it, and the stage timings the endpoint reports."""
+    body = {"query": text, "k": K} | ({"profile": profile} if profile else {})
     started = time.perf_counter()
-    response = client.post("/api/v1/search", json={"query": text, "k": K})
+    response = client.post("/api/v1/search", json=body)
     elapsed = _ms_since(started)
     response.raise_for_status()
     return elapsed, response.json()["timings_ms"]

@@ -7,13 +7,9 @@ import pytest
 
 from knowledge.domain.profile import Person, profile_fit
 from knowledge.parsing import section_at
-from knowledge.text.applicability import (
-    Applicability,
-    applicability_read,
-    page_lines,
-    page_nations_read,
-)
+from knowledge.text.applicability import Applicability, applicability_read
 from knowledge.text.evidence import locate_quote
+from knowledge.text.nations import page_lines, page_nations_read
 from tests.knowledge.test_extraction_context import corpus_units, page_input_from_file
 
 

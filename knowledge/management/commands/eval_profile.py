@@ -8,9 +8,16 @@ from tqdm import tqdm
 from knowledge.evaluation.floors import FloorError, floors_missed, floors_parse
 from knowledge.evaluation.profile import evaluate_record, load_profile_questions, summarise_profile
 from knowledge.evaluation.retrieval import QuestionFileError
+from knowledge.query.suggest import profile_suggest
 
 DEFAULT_FILE = Path(settings.BASE_DIR).parent / "shared" / "eval" / "profile_questions_dev.jsonl"
-FLOOR_NAMES = ("recall@5", "strict_recall@5", "unanswerable_refused", "wrong_served_max")
+FLOOR_NAMES = (
+    "recall@5",
+    "strict_recall@5",
+    "unanswerable_refused",
+    "wrong_served_max",
+    "suggest_aspect_coverage@10",
+)
 
 
 class Command(BaseCommand):
@@ -40,7 +47,7 @@ class Command(BaseCommand):
         for with_profile in (True, False):
             label = "with_profile" if with_profile else "without_profile"
             results = [
-                evaluate_record(record, with_profile=with_profile)
+                evaluate_record(record, with_profile=with_profile, suggest=_suggest)
                 for record in tqdm(records, desc=label, file=self.stderr._out)
             ]
             report[label] = summarise_profile(results)
@@ -75,6 +82,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"misses with the profile: {', '.join(m['id'] for m in misses) or 'none'}"
         )
+
+
+def _suggest(profile, as_of, k):
+    return [s.hit for s in profile_suggest(profile=profile, as_of=as_of, k=k).suggestions]
 
 
 def _num(value) -> str:
