@@ -33,6 +33,13 @@ class UnitCorrectionForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2, "spellcheck": "false"}),
         help_text='e.g. [{"amount": "200", "unit": "GBP", "role": "per"}]',
     )
+    applicability = forms.CharField(
+        label="Who it is for (JSON)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "spellcheck": "false"}),
+        help_text='{} is everyone; e.g. {"nations": ["scotland"]}, {"age_min": 18, "age_max": 39}, '
+        '{"income_min": "60000"}, {"employment": ["self_employed"]}, {"benefits": ["universal_credit"]}',
+    )
     valid_from = forms.DateField(
         label="Valid from",
         required=False,
@@ -73,6 +80,7 @@ class UnitCorrectionForm(forms.Form):
             "value_unit": unit.value_unit,
             "value_period": unit.value_period,
             "figures": json.dumps(unit.figures, ensure_ascii=False) if unit.figures else "",
+            "applicability": json.dumps(unit.applicability or {}, ensure_ascii=False),
             "valid_from": unit.valid_from,
             "valid_to": unit.valid_to,
             "validity_basis": unit.validity_basis or ValidityBasis.OPEN.value,
@@ -96,6 +104,15 @@ class UnitCorrectionForm(forms.Form):
         if not isinstance(figures, list):
             raise forms.ValidationError("a list of figures, [ … ]")
         return figures
+
+    def clean_applicability(self) -> dict:
+        raw = self.cleaned_data["applicability"].strip()
+        if not raw:
+            return {}
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not JSON: {exc.msg} at character {exc.pos}") from None
 
     def clean(self) -> dict:
         data = super().clean()

@@ -12,6 +12,7 @@ from django.utils.dateparse import parse_date
 from knowledge.domain.extraction import ValidityBasis
 from knowledge.models import AtomicUnit, Concept, ConceptAlias
 from knowledge.services.proposals import MAX_AMOUNT, figures_checked
+from knowledge.text.applicability import applicability_checked
 
 CORRECTABLE = (
     "text",
@@ -26,6 +27,7 @@ CORRECTABLE = (
     "concept",
     "evidence_start",
     "evidence_end",
+    "applicability",
 )
 TOGETHER_FIELDS = ("value_amount", "value_unit", "value_period", "valid_from", "valid_to")
 MAX_TEXT = 4000
@@ -129,6 +131,13 @@ def _offset(field: str):
     return check
 
 
+def _applicability(raw) -> dict:
+    try:
+        return applicability_checked(raw if raw is not None else {})
+    except ValueError as exc:
+        raise CorrectionRefused(f"applicability: {exc}") from None
+
+
 CHECKS = {
     "text": _text,
     "unit_type": _choice("unit_type", AtomicUnit.Type, blank=False),
@@ -141,6 +150,7 @@ CHECKS = {
     "validity_basis": _basis,
     "evidence_start": _offset("evidence_start"),
     "evidence_end": _offset("evidence_end"),
+    "applicability": _applicability,
 }
 
 

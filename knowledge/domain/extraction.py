@@ -54,6 +54,8 @@ class UnitProposal:
     # ("1% per £200 above £60,000": 1% is the value, £200 role "per", £60,000 role "above");
     # the amount a decimal string, so the proposal stays JSON.
     figures: list[dict] = field(default_factory=list)
+    # Who the fact is for, when the provider says (the stored form); None: read from the page.
+    applicability: dict | None = None
 
     def as_json(self) -> dict:
         data = {k: v for k, v in self.__dict__.items() if k != "candidates"}

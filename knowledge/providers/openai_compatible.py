@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 from decimal import Decimal
 
 import openai
@@ -41,6 +42,7 @@ from knowledge.providers.prompts import (
 )
 from knowledge.providers.types import (
     LlmAdjudication,
+    LlmApplies,
     LlmClaimJudgement,
     LlmConceptProposals,
     LlmFigure,
@@ -51,7 +53,10 @@ from knowledge.providers.types import (
     ProviderError,
     ProviderTransientError,
 )
+from knowledge.text.applicability import applicability_checked
 from knowledge.validation import first_error
+
+logger = logging.getLogger(__name__)
 
 # The model says where the page states a fact's period; whether an undated yearly figure holds
 # for its capture's year is decided where proposals become units, as for every provider.
@@ -133,6 +138,7 @@ class OpenAIProvider:
                 figures=[_figure(figure) for figure in unit.figures],
                 example_of=unit.example_of,
                 validity_basis=_PERIOD_BASES[unit.period_basis],
+                applicability=_applicability(unit.applies_to),
             )
             for unit in answer.units
         ]
@@ -324,6 +330,19 @@ def _error_detail(exc: openai.APIStatusError) -> str:
         if message:
             return str(message)[:300]
     return ""
+
+
+def _applicability(applies: LlmApplies | None) -> dict | None:
+    """The model's reading of who a fact is for, in the stored form; None when it gave none
+    or one the checks refuse (a bad benefit code, an age of 500), so the page's reading is
+    used instead of a guess."""
+    if applies is None:
+        return None
+    try:
+        return applicability_checked(applies.model_dump(exclude_none=True))
+    except ValueError as exc:
+        logger.warning("the model's applies_to was not used: %s", exc)
+        return None
 
 
 def _figure(figure: LlmFigure) -> dict:

@@ -72,6 +72,25 @@ class LlmFigure(BaseModel):
     printed: str
 
 
+class LlmApplies(BaseModel):
+    """Who a fact is for, as the extraction prompt asks (empty lists and nulls: everyone)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    nations: list[Literal["england", "scotland", "wales", "northern_ireland"]]
+    age_min: int | None
+    age_max: int | None
+    state_pension_age: Literal["under", "reached"] | None
+    income_min: float | None
+    income_max: float | None
+    employment: list[Literal["employed", "self_employed", "unemployed", "retired", "student"]]
+    partner: bool | None
+    children_min: int | None
+    children_max: int | None
+    benefits: list[str]
+    student_loan_plans: list[Literal["plan_1", "plan_2", "plan_4", "plan_5", "postgraduate"]]
+
+
 class LlmUnit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -89,6 +108,9 @@ class LlmUnit(BaseModel):
     value_period: ValuePeriod | None
     figures: list[LlmFigure]
     example_of: int | None
+    # Who the fact is for; an answer of an earlier prompt version has none (the page is read
+    # for it after the units are stored).
+    applies_to: LlmApplies | None = None
 
     @model_validator(mode="after")
     def _period_matches_its_basis(self) -> LlmUnit:

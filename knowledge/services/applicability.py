@@ -1,13 +1,15 @@
 """Who each unit is for (knowledge.text.applicability), read when a page's units are stored
 and, for units stored before, by `manage.py read_applicability`. The same reading serves
-every provider: it needs only the unit's words, its heading path and its page. A unit whose
-applicability an expert set keeps it (its `machine_version` holds the machine's)."""
+every provider: it needs only the unit's words, its heading path and its page. A unit an
+expert corrected keeps the applicability it had then, or the one they set (its
+`machine_version` holds the machine's): the machine never overwrites an expert's unit."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
 from django.db import transaction
+from django.db.models import Q
 
 from knowledge.models import AtomicUnit, PageSnapshot
 from knowledge.parsing import section_at
@@ -57,7 +59,12 @@ def applicability_read_all(*, progress: Callable[[int], None] = lambda _: None) 
 
 
 def _machine_set(units) -> Iterable[AtomicUnit]:
-    """Units whose applicability is still the machine's to set."""
-    return units.exclude(machine_version__has_key="applicability").only(
-        "id", "text", "evidence_start", "applicability", "snapshot_id"
+    """Units whose applicability is still the page reading's to set: not an expert's, and not
+    one a model gave with the unit (a model reads the sentence in context; the page reading
+    fills in where it said nothing)."""
+    said_by_model = Q(provider=AtomicUnit.Provider.OPENAI) & ~Q(applicability={})
+    return (
+        units.exclude(machine_version__has_key="applicability")
+        .exclude(said_by_model)
+        .only("id", "text", "evidence_start", "applicability", "snapshot_id")
     )

@@ -324,6 +324,7 @@ def _unit_create(run, snapshot, proposal: UnitProposal, check: Checked, ordinal:
         extraction_run=run,
         validity_basis=check.validity_basis,
         fingerprint=fingerprint(proposal.text),
+        applicability=proposal.applicability or {},
     )
 
 

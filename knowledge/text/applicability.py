@@ -389,3 +389,63 @@ def applicability_read(
         basis=tuple(basis),
         **circumstances,
     )
+
+
+_STORED_KEYS = {
+    "nations",
+    "age_min",
+    "age_max",
+    "state_pension_age",
+    "income_min",
+    "income_max",
+    "employment",
+    "partner",
+    "children_min",
+    "children_max",
+    "benefits",
+    "student_loan_plans",
+}
+
+
+def applicability_checked(data) -> dict:
+    """An expert's or a model's applicability, in the stored form; ValueError naming the key
+    and what is wrong with it."""
+    if not isinstance(data, dict):
+        raise ValueError("must be an object, {…}; {} is everyone")
+    unknown = sorted(set(data) - _STORED_KEYS)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a key (use {', '.join(sorted(_STORED_KEYS))})")
+    for key, allowed in (
+        ("nations", NATIONS),
+        ("employment", EMPLOYMENTS),
+        ("student_loan_plans", STUDENT_LOAN_PLANS),
+    ):
+        values = data.get(key, [])
+        if not isinstance(values, list) or not set(values) <= set(allowed):
+            raise ValueError(f"{key}: a list of {', '.join(allowed)}")
+    if not isinstance(data.get("benefits", []), list) or not all(
+        isinstance(b, str) and re.fullmatch(r"[a-z][a-z0-9_]{1,39}", b)
+        for b in data.get("benefits", [])
+    ):
+        raise ValueError("benefits: a list of snake_case codes, e.g. universal_credit")
+    for key, top in (
+        ("age_min", 120),
+        ("age_max", 120),
+        ("children_min", 20),
+        ("children_max", 20),
+    ):
+        value = data.get(key)
+        if value is not None and (type(value) is not int or not 0 <= value <= top):
+            raise ValueError(f"{key}: a whole number from 0 to {top}")
+    for key in ("income_min", "income_max"):
+        value = data.get(key)
+        try:
+            if value is not None and not 0 <= Decimal(str(value)) < 10**9:
+                raise ValueError
+        except (ValueError, ArithmeticError):
+            raise ValueError(f"{key}: an amount in £ a year, e.g. 60000") from None
+    if data.get("state_pension_age", "") not in ("", "under", "reached"):
+        raise ValueError("state_pension_age: under or reached")
+    if data.get("partner") not in (None, True, False):
+        raise ValueError("partner: true (couples), false (single people) or left out")
+    return Applicability.from_json(data).as_json()

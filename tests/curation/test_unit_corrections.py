@@ -150,6 +150,10 @@ BAD_INPUTS = [
     ({"figures": [{"amount": "1", "unit": "apples", "role": "x"}]}, "figures: figure 1"),
     ({"concept": "no.such_concept"}, "concept: no concept 'no.such_concept'"),
     ({"colour": "red"}, "colour: not a field"),
+    ({"applicability": {"nation": ["scotland"]}}, "applicability: nation: not a key"),
+    ({"applicability": {"nations": ["france"]}}, "applicability: nations: a list of england"),
+    ({"applicability": {"age_min": "eighteen"}}, "applicability: age_min: a whole number"),
+    ({"applicability": [1]}, "applicability: must be an object"),
     ({}, "nothing to change"),
 ]
 
@@ -370,3 +374,19 @@ def test_an_editor_given_the_permission_may_correct(unit, editor):
     editor = type(editor).objects.get(pk=editor.pk)  # permissions are cached per instance
     unit_correct(unit_id=unit.pk, user=editor, unit_type="rule")
     assert fresh(unit).corrected_by == editor
+
+
+def test_who_a_unit_is_for_is_corrected_and_outlives_the_machines_next_reading(unit, expert):
+    """The machine read nothing narrowing the unit; the expert says it is for people with
+    an income over £60,000; reading the page again leaves the expert's value."""
+    from knowledge.services.applicability import snapshot_applicability_read
+
+    unit_correct(unit_id=unit.pk, user=expert, applicability={"income_min": 60000})
+    corrected = fresh(unit)
+    assert corrected.applicability == {"income_min": "60000"}
+    assert corrected.machine_version["applicability"] == {}
+    snapshot_applicability_read(corrected.snapshot)
+    assert fresh(unit).applicability == {"income_min": "60000"}
+    event = AuditEvent.objects.get(action="correction.unit")
+    unit_correction_undo(event_id=event.pk, user=expert)
+    assert fresh(unit).applicability == {}

@@ -199,6 +199,29 @@ def price(prompt: int, completion: int) -> Decimal:
 # --- the good path --------------------------------------------------------------------------
 
 
+def applies_to(**given) -> dict:
+    """A strict answer's applies_to: every field, empty unless given."""
+    empty = {"nations": [], "employment": [], "benefits": [], "student_loan_plans": []}
+    nulls = ["age_min", "age_max", "state_pension_age", "income_min", "income_max"]
+    nulls += ["partner", "children_min", "children_max"]
+    return empty | dict.fromkeys(nulls) | given
+
+
+def test_who_a_fact_is_for_is_the_models_when_it_says_and_the_pages_when_not(
+    fake_openai, provider, snapshot
+):
+    said = eligibility_unit(applies_to=applies_to(age_min=18, nations=["england", "wales"]))
+    bad = unit(applies_to=applies_to(benefits=["Universal Credit"]))  # not a code: not used
+    fake_openai.answer(context_answer())
+    fake_openai.answer({"units": [said, bad]})
+
+    extract(snapshot, provider)
+
+    stored = {u.unit_type: u.applicability for u in AtomicUnit.objects.filter(snapshot=snapshot)}
+    assert stored["eligibility"] == {"nations": ["england", "wales"], "age_min": 18}
+    assert stored["threshold"] == {}  # the page says nothing narrowing the allowance
+
+
 def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, provider, snapshot):
     example = unit(
         unit_type="example",
@@ -232,7 +255,7 @@ def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, prov
 
     run.refresh_from_db()
     assert run.status == ExtractionRun.Status.SUCCEEDED and run.error == ""
-    assert run.provider == "openai" and run.model == MODEL and run.prompt_version == "v3"
+    assert run.provider == "openai" and run.model == MODEL and run.prompt_version == "v4"
     assert run.context["category"] == "isa"
     assert run.context["related_categories"] == ["pensions"]  # the unknown slug is dropped
     assert (run.units_made, run.units_rejected, run.units_unassigned) == (4, 0, 0)
@@ -305,6 +328,7 @@ def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, prov
         "value_period",
         "figures",
         "example_of",
+        "applies_to",
     }
     assert "isa: ISAs" in first.prompt and "Every tax year you can save" in first.prompt
     assert "Individual Savings Accounts (ISAs)" in first.prompt  # the snapshot's raw title
@@ -708,7 +732,12 @@ def test_the_sdk_sends_strict_schemas_closing_every_object_and_requiring_every_p
             assert node["additionalProperties"] is False, (name, path)
             assert sorted(node["required"]) == sorted(node["properties"]), (name, path)
     units = sent["LlmUnits"]
-    assert {path for path, _ in _objects(units)} == {"$", "$.$defs.LlmUnit", "$.$defs.LlmFigure"}
+    assert {path for path, _ in _objects(units)} == {
+        "$",
+        "$.$defs.LlmUnit",
+        "$.$defs.LlmFigure",
+        "$.$defs.LlmApplies",
+    }
     assert units["properties"]["units"]["items"] == {"$ref": "#/$defs/LlmUnit"}
     assert {"type": "null"} in units["$defs"]["LlmUnit"]["properties"]["concept_id"]["anyOf"]
 
