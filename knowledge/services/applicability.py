@@ -20,7 +20,10 @@ from knowledge.text.nations import page_lines, page_nations_read
 def unit_applicability(unit: AtomicUnit, snapshot: PageSnapshot, page_nations) -> dict:
     section = section_at(snapshot.sections or [], unit.evidence_start) or {}
     return applicability_read(
-        unit.text, heading_path=section.get("heading_path") or [], page_nations=page_nations
+        unit.text,
+        heading_path=section.get("heading_path") or [],
+        page_nations=page_nations,
+        unit_type=unit.unit_type,
     ).as_json()
 
 
@@ -66,5 +69,5 @@ def _machine_set(units) -> Iterable[AtomicUnit]:
     return (
         units.exclude(machine_version__has_key="applicability")
         .exclude(said_by_model)
-        .only("id", "text", "evidence_start", "applicability", "snapshot_id")
+        .only("id", "text", "unit_type", "evidence_start", "applicability", "snapshot_id")
     )

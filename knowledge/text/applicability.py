@@ -186,7 +186,8 @@ def ages_read(text: str) -> tuple[int | None, int | None, str]:
             if _about_the_reader(clause, match.start()):
                 found = True
                 number = int(next(g for g in match.groups() if g))
-                strictly = "under" in match.group(0) or "younger" in match.group(0)
+                # "under 25" and "younger than 25" stop at 24; "21 or under" includes 21
+                strictly = match.group(0).startswith(("under", "aged under", "younger"))
                 high = _lower(high, number - 1 if strictly else number)
         if found:
             intervals.append((low or 0, high))
@@ -366,15 +367,21 @@ def applicability_read(
     *,
     heading_path: list[str] | None = None,
     page_nations: tuple[set[str], str] = (set(), ""),
+    unit_type: str = "",
 ) -> Applicability:
     """Who the statement is for (see the module's docstring). `page_nations` is what
     page_nations_read found for its page, used when the statement and its headings name
-    no nation."""
+    no nation. A worked example's ages, incomes and circumstances are the example's, not
+    conditions on who it is for: of an example only the nations are read."""
     headings = [h for h in (heading_path or []) if h]
     nations, nation_basis = nations_read(text, headings)
     if not nations and page_nations[0] and not names_a_nation(text):
         # A statement that names a nation later on speaks of it too: not the page's others'.
         nations, nation_basis = set(page_nations[0]), page_nations[1]
+    if unit_type == "example":
+        return Applicability(
+            nations=frozenset(nations) if set(nations) != set(NATIONS) else frozenset()
+        )
     age_min, age_max, pension = ages_read(text)
     income_min, income_max = incomes_read(text)
     circumstances = circumstances_read(text, headings)

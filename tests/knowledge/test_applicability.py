@@ -26,7 +26,12 @@ def _read(name: str) -> list[tuple[str, Applicability]]:
         read.append(
             (
                 unit.text,
-                applicability_read(unit.text, heading_path=heading_path, page_nations=page_nations),
+                applicability_read(
+                    unit.text,
+                    heading_path=heading_path,
+                    page_nations=page_nations,
+                    unit_type=unit.unit_type,
+                ),
             )
         )
     return read
@@ -85,6 +90,16 @@ def test_age_bounds_of_the_reader_not_of_their_children():
     assert _of(ssmg, "you must have no other children under 16").age_max is None
     esa = _read("employment-support-allowance.json")
     assert _of(esa, "up to £71.70 a week if you're aged under 25").age_max == 24
+
+
+def test_an_age_bound_includes_its_number_when_the_page_says_or_under():
+    uc = _read("universal-credit.json")
+    assert _of(uc, "if you're 21 or under, studying any qualification").age_max == 21
+
+
+def test_a_worked_examples_figures_are_not_who_it_is_for():
+    read = _read("tax-on-dividends--overview--2024-25.json")
+    assert _of(read, "8.75% tax on £2,500 of dividends").is_everyone()
 
 
 def test_one_clause_bounds_narrow_each_other():
