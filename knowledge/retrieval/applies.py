@@ -28,8 +28,12 @@ def concepts_for_person(hits: list[ConceptHit]) -> list[ConceptHit]:
     return sorted(hits, key=concept_place)
 
 
-def _unit_place(unit_hit: UnitHit) -> int:
-    return _PLACE[unit_hit.fit.applies if unit_hit.fit else None]
+def _unit_place(unit_hit: UnitHit) -> tuple[int, int]:
+    """For this person, for everyone, for someone else; among the units for this person,
+    those naming more of what singles them out first ("if you claim Child Benefit" before
+    "if you have a partner"); otherwise the order of similarity stands."""
+    fit = unit_hit.fit
+    return (_PLACE[fit.applies if fit else None], -len(fit.singling_out) if fit else 0)
 
 
 def concept_place(hit: ConceptHit) -> int:

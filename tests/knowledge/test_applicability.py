@@ -239,3 +239,24 @@ def test_a_part_for_people_from_elsewhere_makes_the_page_one_nations():
     # a different way to apply somewhere is not a page for that nation alone
     page = page_input_from_file("employment-support-allowance.json")
     assert page_nations_read(page.title, page_lines(page.text, page.sections)) == (set(), "")
+
+
+def test_units_naming_more_of_what_singles_the_person_out_come_first():
+    from knowledge.models import AtomicUnit
+    from knowledge.retrieval.applies import profile_label
+    from knowledge.retrieval.hits import ConceptHit, UnitHit
+
+    def hit(text, applicability):
+        return UnitHit(AtomicUnit(text=text, applicability=applicability), 0.7, "current", "")
+
+    partner = hit("£464 if you have a partner", {"partner": True})
+    benefit = hit(
+        "£812 if you or your partner claim Child Benefit", {"benefits": ["child_benefit"]}
+    )
+    single = hit("£348 if you're single", {"partner": False})
+    everyone = hit("The lowest amount you can borrow is £100.", {})
+    concept = ConceptHit(None, 0.7, 0.7, 0.7, 0.0, False, [single, partner, everyone, benefit])
+    person = Person(partner=True, benefits=frozenset({"child_benefit"}))
+    profile_label([concept], person)
+    assert [u.unit.text[:4] for u in concept.units] == ["£812", "£464", "The ", "£348"]
+    assert concept.units[-1].fit.reason == "for single people"
