@@ -87,6 +87,7 @@ def test_an_expert_redates_a_threshold_and_widens_its_quote_with_the_keyboard(
 
     # p goes to the page text; "." ends the quote with the next sentence; ← takes a word back
     # and → gives it again: the quote now holds the sentence that dates the rate.
+    page.wait_for_load_state("load")  # the keys' handlers are the page script's, run at load
     page.keyboard.press("p")
     expect(page.locator("#page-text")).to_be_focused()
     page.keyboard.press(".")
