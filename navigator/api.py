@@ -328,13 +328,15 @@ def verify(request, payload: VerifyIn):
         cited_unit_ids=payload.cited_unit_ids,
         judge=claim_judge(),
         asked=_last_question(payload.conversation),
+        person=payload.profile.person() if payload.profile else None,
     )
     body = presenters.verification_payload(checked)
     _log(
         request,
         status=200,
         query=payload.answer[:2000],
-        params={"as_of": str(checked.as_of)},
+        params={"as_of": str(checked.as_of)}
+        | ({"profile_fields": payload.profile.fields_present()} if payload.profile else {}),
         outcome="ok",
         reasons=sorted({c["verdict"] for c in body["claims"]}),
         result_units=_served_units(unit for claim in body["claims"] for unit in claim["units"]),

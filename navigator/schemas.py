@@ -388,6 +388,12 @@ class VerifyIn(Schema):
     cited_unit_ids: list[int] = Field(
         default_factory=list, max_length=50, description="The units the assistant used"
     )
+    profile: Profile | None = Field(
+        None,
+        description="Who the answer is for (the fields of /search's profile): a claim that "
+        "only other people's facts support (another nation, age, income) comes back "
+        "unsupported with reason not_for_this_profile. Never stored.",
+    )
     conversation: list[TurnIn] = Field(
         default_factory=list,
         description=f"The turns before the answer, oldest first (at most {MAX_TURNS} turns and "
@@ -433,13 +439,18 @@ class ClaimOut(Out):
     verdict: Literal["supported", "contradicted", "unsupported"]
     reason: str = Field(
         description="value_matches, meaning_matches, value_differs, different_period, "
-        "not_in_force_on_date, meaning_differs, wrong_fact_cited, no_fact_found"
+        "not_in_force_on_date, meaning_differs, wrong_fact_cited, no_fact_found, "
+        "not_for_this_profile (with a profile: only other people's facts support it)"
     )
     checked_by: str = Field(
         description="'rules' (figures compared exactly; meaning by similarity and denial), or "
         "'model:<name>' for a claim without figures a chat model judged (CLAIM_JUDGE_PROVIDER)"
     )
-    explanation: str | None = Field(None, description="A model's one sentence on its verdict")
+    explanation: str | None = Field(
+        None,
+        description="A model's one sentence on its verdict; for not_for_this_profile, whom the "
+        "facts that state it are for",
+    )
     fallback: str | None = Field(
         None, description="Why a model's judgement was asked for and not used (the rules decided)"
     )

@@ -19,7 +19,7 @@ SEARCH_TOOL_PARAMETERS = (
     "profile",
 )
 SUGGEST_TOOL_PARAMETERS = ("profile", "as_of", "k")
-VERIFY_TOOL_PARAMETERS = ("answer", "as_of", "cited_unit_ids", "conversation")
+VERIFY_TOOL_PARAMETERS = ("answer", "as_of", "cited_unit_ids", "conversation", "profile")
 
 # JSON Schema keywords that say nothing to an agent choosing its arguments.
 _NOT_FOR_AGENTS = {"title", "default"}

@@ -12,11 +12,13 @@ Verdicts and reasons:
   `not_in_force_on_date` (the figure belongs to another year's unit), `meaning_differs` (a
   unit that says what the claim says, but one of the two denies it: "cannot" for "can");
 - unsupported: `no_fact_found`, `wrong_fact_cited` (the figure is right, but none of the
-  units the assistant cited states it).
+  units the assistant cited states it), `not_for_this_profile` (with a profile: every unit
+  that supports it is for other people, the explanation says whom).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import re
@@ -26,9 +28,11 @@ from decimal import Decimal
 
 from django.utils import timezone
 
+from knowledge.domain.profile import Person, profile_fit
 from knowledge.domain.temporal import SERVED, TemporalStatus
 from knowledge.models import AtomicUnit
 from knowledge.text.amounts import find_amounts
+from knowledge.text.applicability import Applicability
 from knowledge.text.words import STOPWORDS, designators
 from knowledge.verification.claims import (
     Claim,
@@ -93,13 +97,15 @@ def answer_verify(
     evidence_of=None,
     judge=None,
     asked: str = "",
+    person: Person | None = None,
 ) -> Verification:
     """`evidence_of(claim, day)`: the units a claim is checked against (by default the
     answer's claims are searched together, `claims_evidence`; an evaluation passes a memo so
     that thresholds can be varied cheaply).
     `judge`: a provider that judges claims without figures (`judge.claim_judge()`); None
     leaves them to the rules. `asked`: the question answered, which a first sentence that
-    names no topic of its own ("You can get it for 6 months") leans on."""
+    names no topic of its own ("You can get it for 6 months") leans on. `person`: who the
+    answer is for; a claim only other people's facts support is not supported for them."""
     started = time.perf_counter()
     day = as_of or timezone.localdate()
     cited = set(cited_unit_ids)
@@ -115,8 +121,28 @@ def answer_verify(
         )
         if judge is not None and not claim.figures:
             verdict = judged(verdict, evidence, day=day, judge=judge)
+        if person is not None:
+            verdict = for_this_person(verdict, person)
         verdicts.append(verdict)
     return Verification(verdicts, day, round((time.perf_counter() - started) * 1000, 2))
+
+
+def for_this_person(verdict: ClaimVerdict, person: Person) -> ClaimVerdict:
+    """A supported claim whose supporting units are all for other people (another nation,
+    age, income, circumstance) is unsupported for this person, saying whom they are for."""
+    if verdict.verdict != "supported" or not verdict.evidence:
+        return verdict
+    fits = [
+        profile_fit(Applicability.from_json(e.unit.applicability), person) for e in verdict.evidence
+    ]
+    if not all(fit.applies is False for fit in fits):
+        return verdict
+    return dataclasses.replace(
+        verdict,
+        verdict="unsupported",
+        reason="not_for_this_profile",
+        explanation=f"The facts that state it are {fits[0].reason}.",
+    )
 
 
 def claim_verify(

@@ -236,3 +236,19 @@ def test_an_answers_claims_are_embedded_in_one_call(kb, db, monkeypatch):
 
     assert len(found.claims) == 3
     assert len(calls) == 1 and len(calls[0]) == 2  # the two clauses of one sentence share it
+
+
+def test_a_claim_only_other_peoples_facts_support_is_unsupported_for_this_person(kb, api):
+    """/income-tax-rates: "These rates apply in England, Wales and Northern Ireland"."""
+    answer = "The basic rate of Income Tax is 20%."
+    for_england = _only(_claims(api, answer, as_of="2024-10-01", profile={"nation": "england"}))
+    assert (for_england["verdict"], for_england["reason"]) == ("supported", "value_matches")
+    for_scotland = _only(_claims(api, answer, as_of="2024-10-01", profile={"nation": "scotland"}))
+    assert (for_scotland["verdict"], for_scotland["reason"]) == (
+        "unsupported",
+        "not_for_this_profile",
+    )
+    assert "England, Wales or Northern Ireland" in for_scotland["explanation"]
+    assert for_scotland["units"]  # the facts are shown, for other people
+    logged = QueryLog.objects.filter(endpoint__endswith="/verify").latest("pk")
+    assert logged.params["profile_fields"] == ["nation"] and "scotland" not in str(logged.params)
