@@ -48,12 +48,27 @@ def concept_place(hit: ConceptHit) -> int:
 
 def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
     """The knowledge base answers the question only for other people: the concept answering
-    it best (by score) has units and every one is for other people, or most of the concepts
-    found are mostly for other people."""
+    it best (by score) has units and none answers this person, or most of the concepts found
+    are so. A unit answers a person when it is for them or for everyone; so does an
+    eligibility rule that leaves them out by its own conditions ("you must be 18 or over but
+    under 40": their answer is that they do not qualify), but not one of another nation's
+    scheme (theirs has rules of its own)."""
     if not hits:
         return False
     best = max(hits, key=lambda hit: hit.score)
-    fits = [u.fit.applies for u in best.units if u.fit is not None]
-    if fits and all(applies is False for applies in fits):
+    if _for_others_only(best):
         return True
-    return sum(concept_place(hit) == 2 for hit in hits) * 2 > len(hits)
+    return sum(_for_others_only(hit) for hit in hits) * 2 > len(hits)
+
+
+def _for_others_only(hit: ConceptHit) -> bool:
+    labelled = [u for u in hit.units if u.fit is not None]
+    return bool(labelled) and not any(_answers_them(u) for u in labelled)
+
+
+def _answers_them(unit_hit: UnitHit) -> bool:
+    fit = unit_hit.fit
+    if fit.applies is not False:
+        return True
+    other_nation = any(reason.startswith("for people living in") for reason in fit.contradicted)
+    return unit_hit.unit.unit_type == "eligibility" and not other_nation

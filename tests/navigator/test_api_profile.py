@@ -46,6 +46,13 @@ def test_units_outside_the_persons_age_are_kept_labelled_and_ranked_after(kb, ap
         source__url__endswith="/lifetime-isa", applicability__age_min=18, applicability__age_max=39
     )
     assert bounded.exists(), "the Lifetime ISA's age bounds were not read"
+    answer = api.search(
+        query="Can I open a Lifetime ISA?",
+        as_of="2024-06-01",
+        profile={"age": 45, "nation": "wales"},
+    ).json()
+    # the rule that leaves a 45-year-old out is their answer: not a refusal
+    assert answer["reasons"] != ["not_for_this_profile"] and answer["concepts"]
     too_old = _units(api.search(query=LIFETIME_ISA, profile={"age": 45}).json())
     labelled = [u for u in too_old if u["id"] in set(bounded.values_list("pk", flat=True))]
     assert labelled and all(u["applies"] is False for u in labelled)

@@ -56,4 +56,13 @@ class Command(BaseCommand):
             f"-H 'Authorization: Bearer {raw}' -H 'Content-Type: application/json' "
             """-d '{"query": "How much can I save in an ISA each tax year?", "as_of": "2024-06-01"}'"""
         )
+        self.stdout.write(
+            "  and for a person (who can open a Lifetime ISA, asked by a 45-year-old):"
+        )
+        self.stdout.write(
+            "  curl -s -X POST http://127.0.0.1:8000/api/v1/search "
+            f"-H 'Authorization: Bearer {raw}' -H 'Content-Type: application/json' "
+            """-d '{"query": "Can I open a Lifetime ISA?", "as_of": "2024-06-01", """
+            """"profile": {"age": 45, "nation": "wales"}}'"""
+        )
         self.stdout.write("  API docs: http://127.0.0.1:8000/api/v1/docs")
