@@ -107,7 +107,7 @@ _SOMEONE_ELSE = re.compile(
     r"their|who|who's|whose|member|course|loan|payment|pension pot|property|car|vehicle|dependant|someone|person you care)\b",
     re.IGNORECASE,
 )
-_READER = r"(?:you|you're|you are|you've|you and your partner|you or your partner|your partner|single|couple|both|either of you|employees?|claimants?|people|anyone)"
+_READER = r"(?:you|household|you're|you are|you've|you and your partner|you or your partner|your partner|single|couple|both|either of you|employees?|claimants?|people|anyone)"
 # Not a duration or a count: "at least 12 months", "under 16 hours a week".
 _NOT_YEARS_OF_AGE = r"(?! (?:months?|weeks?|days?|hours?|years?(?! old)|per|a week|%|times|or more (?:months|weeks|hours)))"
 _AGE_RANGE = re.compile(
@@ -118,7 +118,8 @@ _AGE_MIN = re.compile(
     rf"|\b(?:aged )?over (\d{{2}})\b{_NOT_YEARS_OF_AGE}|\bat least (\d{{2}})(?: years old\b|(?=[.;,)]|$))"
 )
 _AGE_MAX = re.compile(
-    rf"\b(?:aged )?under (\d{{2}})\b{_NOT_YEARS_OF_AGE}|\b(\d{{2}}) or (?:under|younger)\b|\byounger than (\d{{2}})\b"
+    rf"\b(?:aged )?under (\d{{2}})\b{_NOT_YEARS_OF_AGE}|\b(\d{{2}}) or (?:under|younger)\b|\byounger than (\d{{2}})\b",
+    re.IGNORECASE,  # a table row's head: "Under 18: £4.20 an hour"
 )
 _PENSION_AGE_UNDER = re.compile(
     r"\b(?:under|below|not reached|before (?:you )?reach(?:ing)?) (?:the )?State Pension age", re.I
@@ -130,29 +131,40 @@ _MONEY = r"£(\d[\d,]*(?:\.\d+)?)"
 _PER = r"(?:\s*(?:a|per|each|every)\s+(week|month|year))?"
 _INCOME_WORD = r"(?:income|earn|earns|earned|earnings|profits?|wages?|salary|pay)"
 _INCOME_MIN = re.compile(
-    rf"\b{_INCOME_WORD}\b[^.;£]{{0,40}}?\b(?:over|more than|above|exceeds?|at least|of)\s+{_MONEY}{_PER}"
+    rf"\b{_INCOME_WORD}\b[^.;£]{{0,40}}?\b(?<!no )(?<!not )(?:over|more than|above|exceeds?|at least|of)\s+{_MONEY}{_PER}"
     rf"|\b{_INCOME_WORD}\b[^.;£]{{0,40}}?{_MONEY}{_PER} or more\b",
     re.IGNORECASE,
 )
 _INCOME_MAX = re.compile(
-    rf"\b{_INCOME_WORD}\b[^.;£]{{0,40}}?\b(?:under|below|less than|up to|no more than)\s+{_MONEY}{_PER}",
+    rf"\b{_INCOME_WORD}\b[^.;£]{{0,40}}?\b(?:under|below|less than|up to|no more than|not more than)\s+{_MONEY}{_PER}"
+    rf"|\b{_INCOME_WORD}\b[^.;£]{{0,40}}?{_MONEY}{_PER} or (?:less|under|below)\b",
     re.IGNORECASE,
 )
 _YEAR_FACTOR = {"week": 52, "month": 12, "year": 1, None: 1}
 
 
-def _clauses(text: str) -> list[str]:
-    return [part for part in re.split(r"(?<=[.;:])\s+|\s+-\s+|\s+(?=\()|\n", text) if part.strip()]
+def _clauses(text: str, *, at_colons: bool = True) -> list[str]:
+    """The statement's clauses; `at_colons` False keeps a table cell's head with its value
+    ("Household income: £20,000 or less")."""
+    ends = r"(?<=[.;:])\s+" if at_colons else r"(?<=[.;])\s+"
+    return [part for part in re.split(rf"{ends}|\s+-\s+|\s+(?=\()|\n", text) if part.strip()]
 
 
 # An item of a list whose lead-in names the reader ("To claim you must: be aged 18 or over").
 _LIST_ITEM = re.compile(r"\s*(?:be|are|aged|have|earn|get|receive|live|pay)\b", re.IGNORECASE)
+# A table row headed by an age band: "18 to 20: £6.45 an hour", "Under 18: £4.20 an hour",
+# "21 and over: …" (the band is the person's, as a rate table's first column).
+_AGE_ROW_HEAD = re.compile(
+    r"\s*(?:aged\s+)?(?:\d{2} to \d{2}|under \d{2}|\d{2} (?:and|or) over)\s*[:;]", re.IGNORECASE
+)
 
 
 def _about_the_reader(clause: str, position: int) -> bool:
     """The figure at `position` is the reader's: a reader word comes before it in its
     clause, and no word making it someone else's stands between them."""
     before = clause[:position]
+    if _AGE_ROW_HEAD.match(clause) and not before.strip(" :;"):
+        return True
     if _LIST_ITEM.match(clause):
         return not _SOMEONE_ELSE.search(before)  # an item of "you must:" or "you're:"
     readers = list(re.finditer(rf"\b{_READER}\b", before, re.IGNORECASE))
@@ -164,8 +176,11 @@ def _about_the_reader(clause: str, position: int) -> bool:
 def ages_read(text: str) -> tuple[int | None, int | None, str]:
     """The reader's age bounds (inclusive) and State Pension age condition. Bounds in one
     clause narrow each other ("18 or over but under 40"); bounds in different clauses are
-    alternatives and widen each other ("18 or over (some exceptions if you're 16 to 17)")."""
+    alternatives and widen each other ("18 or over (some exceptions if you're 16 to 17)"). A
+    bound only in brackets qualifies something else ("more than £1,000 (£2,000 if you're 63
+    or over)"): alone, it does not narrow the statement."""
     intervals: list[tuple[int, int | None]] = []
+    bracketed: list[tuple[int, int | None]] = []
     for clause in _clauses(text):
         low: int | None = None
         high: int | None = None
@@ -187,10 +202,12 @@ def ages_read(text: str) -> tuple[int | None, int | None, str]:
                 found = True
                 number = int(next(g for g in match.groups() if g))
                 # "under 25" and "younger than 25" stop at 24; "21 or under" includes 21
-                strictly = match.group(0).startswith(("under", "aged under", "younger"))
+                strictly = match.group(0).lower().startswith(("under", "aged under", "younger"))
                 high = _lower(high, number - 1 if strictly else number)
         if found:
-            intervals.append((low or 0, high))
+            (bracketed if clause.lstrip().startswith("(") else intervals).append((low or 0, high))
+    if intervals:
+        intervals += bracketed
     under, reached = _PENSION_AGE_UNDER.search(text), _PENSION_AGE_REACHED.search(text)
     pension = "" if under and reached else "under" if under else "reached" if reached else ""
     if not intervals:
@@ -209,9 +226,11 @@ def incomes_read(text: str) -> tuple[Decimal | None, Decimal | None]:
     """The reader's yearly income bounds: "if you or your partner earn more than £60,000 a
     year" (at least), "if your income is under £12,570" (at most)."""
     low = high = None
-    for clause in _clauses(text):
+    for clause in _clauses(text, at_colons=False):
         for match in _INCOME_MIN.finditer(clause):
-            if _NOT_INCOME.search(match.group(0)):
+            if _NOT_INCOME.search(match.group(0)) or _ANOTHER_SUM_AFTER.search(
+                clause[match.end() :]
+            ):
                 continue
             if re.search(r"\b(?:not|never)\s+$", clause[: match.start()], re.I):
                 amount = _yearly(match)  # "you do not earn more than £183.50 a week"
@@ -223,7 +242,9 @@ def incomes_read(text: str) -> tuple[Decimal | None, Decimal | None]:
                 amount = _yearly(match)
                 low = amount if low is None else min(low, amount)
         for match in _INCOME_MAX.finditer(clause):
-            if _NOT_INCOME.search(match.group(0)):
+            if _NOT_INCOME.search(match.group(0)) or _ANOTHER_SUM_AFTER.search(
+                clause[match.end() :]
+            ):
                 continue
             if _about_the_reader(clause, match.start() + 1) or clause.lower().lstrip().startswith(
                 ("if your", "your")
@@ -242,6 +263,10 @@ def _yearly(match: re.Match) -> Decimal:
 # Money between the income word and the amount that makes it another sum: "income and
 # savings worth £6,000", "pension income over £85".
 _NOT_INCOME = re.compile(r"\b(?:savings|capital|worth|pension|investments|benefit)\b", re.I)
+# "no more than £16,000 in savings": the amount is the savings', whatever came before it.
+_ANOTHER_SUM_AFTER = re.compile(
+    r"^\s*(?:in|of|worth of)?\s*(?:savings|capital|investments|assets)\b", re.I
+)
 
 
 # --- circumstances ---------------------------------------------------------------------------

@@ -27,6 +27,7 @@ _LIVES_IN = re.compile(
     rf"reside|are resident|'re resident) in {_NATION_LIST}"
     rf"|\bfor (?:people|families|residents|anyone|students|employers|parents) (?:who live |living )?in {_NATION_LIST}"
     rf"|\byou(?:'ve| have)? (?:lived|live)(?: or worked)? in {_NATION_LIST}"
+    rf"|\b(?:if|when) you(?:'re| are) (?:based |resident )?in {_NATION_LIST}"
     rf"|^(?:in|only in) {_NATION_LIST}\b,?"
     rf"|^{_NATION_LIST}(?: only)?$",
     re.IGNORECASE,

@@ -69,8 +69,22 @@ def test_a_page_whose_subject_one_nation_cannot_get_is_for_the_others():
 
 
 def test_a_page_about_everyone_stays_uk_wide():
+    """Only the statement that names a nation itself is narrowed to it."""
     read = _read("employment-support-allowance.json")
-    assert all(not applies.nations for _, applies in read)
+    narrowed = [text for text, applies in read if applies.nations]
+    assert narrowed == ["If you're in Northern Ireland contact the ESA Centre."]
+    assert _of(read, "If you're in Northern Ireland contact").nations == {"northern_ireland"}
+
+
+def test_a_rate_tables_age_band_and_a_cells_income_bound():
+    nmw = applicability_read(
+        "Rates before 1 April 2021: April 2018 to March 2019; Under 18: £4.20 an hour"
+    )
+    assert (nmw.age_min, nmw.age_max) == (None, 17)
+    band = applicability_read("April 2020 to March 2021; 18 to 20: £6.45 an hour")
+    assert (band.age_min, band.age_max) == (18, 20)
+    cell = applicability_read("Household income: £20,000 or less and you get maximum tax credits")
+    assert cell.income_max == Decimal("20000")
 
 
 def test_age_bounds_of_the_reader_not_of_their_children():
@@ -260,3 +274,15 @@ def test_units_naming_more_of_what_singles_the_person_out_come_first():
     profile_label([concept], person)
     assert [u.unit.text[:4] for u in concept.units] == ["£812", "£464", "The ", "£348"]
     assert concept.units[-1].fit.reason == "for single people"
+
+
+def test_a_bound_in_brackets_or_on_savings_does_not_narrow_the_statement():
+    loan = applicability_read(
+        "have savings of more than £1,000 (£2,000 if you or your partner are 63 or over); "
+        "are paying back an existing Budgeting Loan"
+    )
+    assert loan.is_everyone()
+    support = applicability_read(
+        "you have no income or a low income, and no more than £16,000 in savings"
+    )
+    assert (support.income_min, support.income_max) == (None, None)
