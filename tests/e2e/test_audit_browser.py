@@ -40,6 +40,7 @@ def test_an_expert_judges_two_units_with_the_keyboard(page, transactional_db):
     page.keyboard.press("Enter")
     expect(judge).to_have_attribute("data-position", "2", timeout=SWAP_TIMEOUT_MS)
     expect(page.locator(".judged-count")).to_have_text("1")
+    page.wait_for_load_state("networkidle")  # the swapped-in form is settled before its keys
 
     page.keyboard.press("1")  # concept: yes
     page.keyboard.press("2")
