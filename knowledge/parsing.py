@@ -442,12 +442,3 @@ def render(blocks: list[Block]) -> ParsedPage:
     if current is not None:
         current["end"] = len(text)
     return ParsedPage(text=text, sections=sections, links=[], table_rows=rows, list_items=items)
-
-
-def section_at(sections: list[dict], offset: int) -> dict | None:
-    """The innermost section holding `offset` (sections are in text order)."""
-    found = None
-    for section in sections:
-        if section["start"] <= offset <= section["end"]:
-            found = section
-    return found

@@ -23,9 +23,9 @@ import numpy as np
 from curation.models import AuditEvent, AuditJudgement
 from knowledge.domain.extraction import PageInput, UnitProposal
 from knowledge.models import AtomicUnit, PageSnapshot
-from knowledge.parsing import section_at
 from knowledge.providers.heuristic import BindingWeights, binding_scores
 from knowledge.services.extract import taxonomy_for_extraction
+from knowledge.text.sections import section_at
 
 _CONCEPT_ID = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)+")
 

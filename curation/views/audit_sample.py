@@ -28,7 +28,7 @@ from curation.views.access import Notice, admin_page, notice_message, signed_in_
 from curation.views.paging import paginate
 from curation.views.responses import render_page_or_partial, revert_notice
 from knowledge.models import AtomicUnit, Concept
-from knowledge.parsing import section_at
+from knowledge.text.sections import section_at
 
 TEMPLATE = "curation/audit.html"
 JUDGE_TEMPLATE = "curation/audit_judge.html"

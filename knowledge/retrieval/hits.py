@@ -15,7 +15,6 @@ from django.db.models.base import ModelState
 from knowledge.domain.profile import Fit
 from knowledge.domain.temporal import NEWER_PERIOD
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
-from knowledge.parsing import section_at
 from knowledge.retrieval.sql import (
     NEWER_PERIOD_KNOWN,
     VISIBLE_ON_DAY,
@@ -23,6 +22,7 @@ from knowledge.retrieval.sql import (
     reviewed_sql,
     vector_literal,
 )
+from knowledge.text.sections import section_at
 
 UNITS_PER_CONCEPT = 8
 

@@ -12,9 +12,9 @@ from django.db import transaction
 from django.db.models import Q
 
 from knowledge.models import AtomicUnit, PageSnapshot
-from knowledge.parsing import section_at
 from knowledge.text.applicability import applicability_read
 from knowledge.text.nations import page_lines, page_nations_read
+from knowledge.text.sections import section_at
 
 
 def unit_applicability(unit: AtomicUnit, snapshot: PageSnapshot, page_nations) -> dict:

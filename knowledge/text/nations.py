@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from knowledge.text.sections import section_at
+
 NATIONS = ("england", "scotland", "wales", "northern_ireland")
 NATION_NAMES = {
     "england": "England",
@@ -125,19 +127,10 @@ def page_lines(text: str, sections: list[dict]) -> list[tuple[list[str], str]]:
     lines, offset = [], 0
     for line in text.split("\n"):
         if line.strip():
-            section = _section_at(sections, offset)
+            section = section_at(sections, offset) or {}
             lines.append((list(section.get("heading_path") or []), line))
         offset += len(line) + 1
     return lines
-
-
-def _section_at(sections: list[dict], offset: int) -> dict:
-    """The innermost section holding `offset` (sections are in text order)."""
-    found: dict = {}
-    for section in sections:
-        if section["start"] <= offset <= section["end"]:
-            found = section
-    return found
 
 
 def _names_page_subject(statement: str, page_title: str) -> bool:

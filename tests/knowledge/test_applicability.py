@@ -6,10 +6,10 @@ from decimal import Decimal
 import pytest
 
 from knowledge.domain.profile import Person, profile_fit
-from knowledge.parsing import section_at
 from knowledge.text.applicability import Applicability, applicability_read
 from knowledge.text.evidence import locate_quote
 from knowledge.text.nations import page_lines, page_nations_read
+from knowledge.text.sections import section_at
 from tests.knowledge.test_extraction_context import corpus_units, page_input_from_file
 
 

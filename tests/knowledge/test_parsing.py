@@ -6,8 +6,9 @@ import re
 import pytest
 
 from knowledge.documents import PageFormatError, document_from_json
-from knowledge.parsing import linearise_row, parse_document, section_at
+from knowledge.parsing import linearise_row, parse_document
 from knowledge.text.normalise import normalise_inline
+from knowledge.text.sections import section_at
 
 
 def parse_file(path):

@@ -139,7 +139,7 @@ def test_units_say_which_other_pages_state_them(kb, api):
 
 
 def test_each_unit_links_to_the_innermost_page_part_holding_its_quote(kb, api):
-    """The search finds part URLs in SQL; they must agree with knowledge.parsing.section_at."""
+    """The search finds part URLs in SQL; they must agree with knowledge.text.sections.section_at."""
     from navigator.presenters import unit_part_url
 
     body = api.search(query="Who can get Statutory Sick Pay and how much is it?", k=10).json()
