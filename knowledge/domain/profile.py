@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from knowledge.text.applicability import Applicability
-from knowledge.text.nations import NATION_NAMES
+from knowledge.text.applicability import EMPLOYMENTS, STUDENT_LOAN_PLANS, Applicability
+from knowledge.text.nations import NATION_NAMES, NATIONS
 
-Nation = Literal["england", "scotland", "wales", "northern_ireland"]
-Employment = Literal["employed", "self_employed", "unemployed", "retired", "student"]
-StudentLoanPlan = Literal["plan_1", "plan_2", "plan_4", "plan_5", "postgraduate"]
+# The codes a profile and a unit's applicability share, written once (knowledge.text).
+Nation = Literal[NATIONS]
+Employment = Literal[EMPLOYMENTS]
+StudentLoanPlan = Literal[STUDENT_LOAN_PLANS]
 
 # A heuristic of who is few among adults, for telling a statement that names this person from
 # a rule nearly everyone meets ("aged 16 or over", "income over £85"): an age bound from 25 up

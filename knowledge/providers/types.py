@@ -23,6 +23,7 @@ from knowledge.domain.extraction import (
     ValuePeriod,
     ValueUnit,
 )
+from knowledge.domain.profile import Employment, Nation, StudentLoanPlan
 from knowledge.domain.questions import (
     ClaimVerdictName,
     ConversationTurn,
@@ -77,18 +78,18 @@ class LlmApplies(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    nations: list[Literal["england", "scotland", "wales", "northern_ireland"]]
+    nations: list[Nation]
     age_min: int | None
     age_max: int | None
     state_pension_age: Literal["under", "reached"] | None
     income_min: float | None
     income_max: float | None
-    employment: list[Literal["employed", "self_employed", "unemployed", "retired", "student"]]
+    employment: list[Employment]
     partner: bool | None
     children_min: int | None
     children_max: int | None
     benefits: list[str]
-    student_loan_plans: list[Literal["plan_1", "plan_2", "plan_4", "plan_5", "postgraduate"]]
+    student_loan_plans: list[StudentLoanPlan]
 
 
 class LlmUnit(BaseModel):

@@ -31,7 +31,7 @@ from knowledge.retrieval import ConceptHit, SearchParams, concept_search
 from knowledge.retrieval.applies import concept_place
 from knowledge.retrieval.params import Profile
 from knowledge.retrieval.sql import VISIBLE_ON_DAY
-from knowledge.text.applicability import Applicability
+from knowledge.text.applicability import PERSONAL_KEYS, Applicability
 
 MAX_SUGGESTIONS = 20
 PER_SEARCH = 2  # concepts asked of each search; the first new one is taken
@@ -125,24 +125,13 @@ _NARROWED_SQL = f"""
       {VISIBLE_ON_DAY}
       AND (u.applicability ?| %(keys)s OR jsonb_array_length(u.applicability->'nations') < 3)
 """
-_PERSONAL_KEYS = [
-    "age_min",
-    "age_max",
-    "state_pension_age",
-    "income_min",
-    "income_max",
-    "employment",
-    "children_min",
-    "benefits",
-    "student_loan_plans",
-]
 
 
 def narrowed_concepts(person: Person, *, day: dt.date) -> list[tuple[str, str]]:
     """(concept name, reason) of the concepts with the most units narrowed to this person,
     those naming the most of what the profile says first."""
     with connection.cursor() as cursor:
-        cursor.execute(_NARROWED_SQL, {"keys": _PERSONAL_KEYS, "day": day})
+        cursor.execute(_NARROWED_SQL, {"keys": sorted(PERSONAL_KEYS), "day": day})
         rows = cursor.fetchall()
     matched: dict[int, set[str]] = defaultdict(set)
     for concept_id, stored in rows:

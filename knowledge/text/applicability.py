@@ -12,15 +12,16 @@ Nothing read means the statement is for everyone (UK-wide, any age, any income).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 
 from knowledge.text.nations import NATIONS, names_a_nation, nations_read
 
 EMPLOYMENTS = ("employed", "self_employed", "unemployed", "retired", "student")
-# Benefits a statement may be for, by the names gov.uk gives them (the profile's codes).
+# Benefits a statement may be for and a user may say they get, by the names gov.uk and users
+# give them (case aside), keyed by the profile's codes.
 BENEFIT_NAMES = {
-    "universal_credit": r"universal credit",
+    "universal_credit": r"universal credit|\buc\b",
     "child_benefit": r"child benefit",
     "pension_credit": r"pension credit",
     "income_support": r"income support",
@@ -423,20 +424,9 @@ def applicability_read(
     )
 
 
-_STORED_KEYS = {
-    "nations",
-    "age_min",
-    "age_max",
-    "state_pension_age",
-    "income_min",
-    "income_max",
-    "employment",
-    "partner",
-    "children_min",
-    "children_max",
-    "benefits",
-    "student_loan_plans",
-}
+STORED_KEYS = frozenset(f.name for f in fields(Applicability) if f.name != "basis")
+# What narrows a statement to some people in a nation rather than to the nation as a whole.
+PERSONAL_KEYS = STORED_KEYS - {"nations"}
 
 
 def applicability_checked(data) -> dict:
@@ -444,9 +434,9 @@ def applicability_checked(data) -> dict:
     and what is wrong with it."""
     if not isinstance(data, dict):
         raise ValueError("must be an object, {…}; {} is everyone")
-    unknown = sorted(set(data) - _STORED_KEYS)
+    unknown = sorted(set(data) - STORED_KEYS)
     if unknown:
-        raise ValueError(f"{unknown[0]}: not a key (use {', '.join(sorted(_STORED_KEYS))})")
+        raise ValueError(f"{unknown[0]}: not a key (use {', '.join(sorted(STORED_KEYS))})")
     for key, allowed in (
         ("nations", NATIONS),
         ("employment", EMPLOYMENTS),

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from knowledge.text.applicability import BENEFIT_NAMES
+
 # The largest places of each devolved nation and of England, for "we live in Glasgow": a
 # user names their town more often than their nation.
 PLACES = {
@@ -138,15 +140,6 @@ _PARTNER = re.compile(
 )
 _DIED = re.compile(r"^\W*(?:has |had )?(?:just |recently )?(?:died|passed away|passed)\b", re.I)
 _SINGLE = re.compile(r"\bI(?:'m| am) (?:single|a single parent|divorced|widowed)\b", re.I)
-_BENEFIT_NAMES = {
-    "universal_credit": r"universal credit|\bUC\b",
-    "child_benefit": r"child benefit",
-    "pension_credit": r"pension credit",
-    "pip": r"personal independence payment|\bPIP\b",
-    "income_related_esa": r"income-related (?:ESA|employment and support allowance)",
-    "carers_allowance": r"carer'?s allowance",
-    "housing_benefit": r"housing benefit",
-}
 _GETS = (
     r"\b(?:I|we)(?:'m|'re| am| are|'ve been| have been)?\s+"
     r"(?:get|getting|receive|receiving|claim|claiming|on)\b[^.?!]{0,40}?"
@@ -195,7 +188,7 @@ def _sentence_facts(sentence: str) -> list[ProfileFact]:
         facts.append(ProfileFact("partner", not widowed, words))
     benefits = [
         (code, match)
-        for code, name in _BENEFIT_NAMES.items()
+        for code, name in BENEFIT_NAMES.items()
         if (match := re.search(_GETS + rf"(?:{name})", sentence, re.IGNORECASE))
         and _stated(sentence, match)
     ]

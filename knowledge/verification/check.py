@@ -122,12 +122,12 @@ def answer_verify(
         if judge is not None and not claim.figures:
             verdict = judged(verdict, evidence, day=day, judge=judge)
         if person is not None:
-            verdict = for_this_person(verdict, person)
+            verdict = verdict_for_person(verdict, person)
         verdicts.append(verdict)
     return Verification(verdicts, day, round((time.perf_counter() - started) * 1000, 2))
 
 
-def for_this_person(verdict: ClaimVerdict, person: Person) -> ClaimVerdict:
+def verdict_for_person(verdict: ClaimVerdict, person: Person) -> ClaimVerdict:
     """A supported claim whose supporting units are all for other people (another nation,
     age, income, circumstance) is unsupported for this person, saying whom they are for."""
     if verdict.verdict != "supported" or not verdict.evidence:
