@@ -25,6 +25,7 @@ from knowledge.retrieval import SearchError, SearchParams
 from knowledge.verification.check import answer_verify
 from knowledge.verification.judge import claim_judge
 from navigator import presenters, services
+from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
 from navigator.outages import DatabaseUnavailable, database_unavailable_detail
 from navigator.schemas import (
     AnalysisOut,
@@ -43,11 +44,7 @@ from navigator.schemas import (
 )
 from navigator.stages import request_stages
 from navigator.throttling import AuthFailureLimit, TokenRateThrottle, client_ip
-from navigator.tools import (
-    search_tool_definition,
-    suggest_tool_definition,
-    verify_tool_definition,
-)
+from navigator.tools import search_tool_definition, tool_definitions
 
 AUTH_FAILURES = AuthFailureLimit(settings.API_AUTH_FAILURE_RATE)
 # Per token, counted in the shared cache; unauthenticated callers are refused before it.
@@ -272,10 +269,12 @@ def search(request, payload: SearchIn):
 )
 def analyze(request, payload: QuestionIn):
     """The analysis a search would make of the query, without searching: turn type, scope,
-    topic shift, entities, the standalone rewrite, the strategy, the searches it expands into
-    and the date it is asked about."""
+    topic shift, entities, the standalone rewrite, the strategy (`none`, with the reason in
+    `no_lookup`, when the turn needs no lookup: a cheap first check for an assistant deciding
+    whether to call the knowledge base), the searches it expands into, the date it is asked
+    about and the profile it would use."""
     plan = question_plan(
-        params=SearchParams(query=payload.query, as_of=payload.as_of),
+        params=SearchParams(query=payload.query, as_of=payload.as_of, profile=payload.profile),
         conversation=_turns(payload),
     )
     body = plan.as_json()
@@ -461,7 +460,16 @@ def tool(request):
 
 
 @api.get(
-    "/tools", auth=None, summary="Every tool definition for LLM agents (search, verify, suggest)"
+    "/tools",
+    auth=None,
+    summary="Every tool definition for LLM agents, and the recommended system prompt",
 )
 def tools(request):
-    return [search_tool_definition(), verify_tool_definition(), suggest_tool_definition()]
+    """The tools (OpenAI function format) an assistant registers: search, analyze, verify and
+    suggest, as the MCP server at /mcp lists them; and the system prompt recommended beside
+    them (when to call the knowledge base, when not, and to verify a drafted answer)."""
+    return {
+        "tools": tool_definitions(),
+        "system_prompt": assistant_prompt(),
+        "system_prompt_version": ASSISTANT_PROMPT_VERSION,
+    }

@@ -73,7 +73,11 @@ class ConversationIn(BaseModel):
 
 
 class QuestionIn(ConversationIn, Question):
-    """A user's question and, mid-conversation, the turns before it."""
+    """A user's question, mid-conversation the turns before it, and who the user is."""
+
+    profile: Profile | None = Field(
+        None, description=SearchParams.model_fields["profile"].description
+    )
 
 
 class SearchIn(ConversationIn, SearchParams):
@@ -246,6 +250,14 @@ class AnalysisOut(Out):
     strategy: Literal["none", "specific", "broad"]
     sub_queries: list[str]
     life_event: str | None
+    no_lookup: str = Field(
+        "",
+        description="With strategy 'none', why the turn needs no lookup: 'small_talk' "
+        "(greetings, thanks, words not about money), 'restates_answer' (asks to say the "
+        "answer again), 'arithmetic', 'own_plan' (the user's own plan, budget or app), "
+        "'general' (money in general, not a UK rule), 'other_country', or 'model' (a "
+        "model's analysis decided). Empty when a lookup is needed.",
+    )
     analysed_by: str = Field(description="'heuristic' (rules, no model) or the model's name")
     fallback: str = Field(description="Why a model's analysis was not used, when it was not")
     searches: list[SearchPlanOut]

@@ -1,13 +1,14 @@
 """The tool definitions agents register (OpenAI function format), generated from the API's
 request models: a parameter's type, bounds and description are written once, on the model
-(`SearchParams`, `VerifyIn`), and the tools show only the parameters an agent needs."""
+(`SearchParams`, `VerifyIn`), and the tools show only the parameters an agent needs. One
+definition of each tool serves `GET /tools` and the MCP server (navigator.mcp)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
 from knowledge.models import Category
-from navigator.schemas import SearchIn, SuggestIn, VerifyIn
+from navigator.schemas import QuestionIn, SearchIn, SuggestIn, VerifyIn
 
 SEARCH_TOOL_PARAMETERS = (
     "query",
@@ -19,6 +20,7 @@ SEARCH_TOOL_PARAMETERS = (
     "profile",
 )
 SUGGEST_TOOL_PARAMETERS = ("profile", "as_of", "k")
+ANALYZE_TOOL_PARAMETERS = ("query", "conversation", "as_of", "profile")
 VERIFY_TOOL_PARAMETERS = ("answer", "as_of", "cited_unit_ids", "conversation", "profile")
 
 # JSON Schema keywords that say nothing to an agent choosing its arguments.
@@ -72,6 +74,32 @@ def suggest_tool_definition() -> dict:
         SuggestIn,
         SUGGEST_TOOL_PARAMETERS,
     )
+
+
+def analyze_tool_definition() -> dict:
+    """The OpenAI tool with which an agent asks whether a turn needs a lookup at all, and how
+    the knowledge base would understand it."""
+    return _tool(
+        "knowledgeBaseAnalyze",
+        "Ask Navigator how it understands a user's turn before searching: whether it needs a "
+        "lookup at all (strategy 'none', with the reason in no_lookup: small talk, a request "
+        "to restate the answer, arithmetic, the user's own plan or app, money in general, "
+        "another country's rules), the follow-up rewritten to stand alone, the searches a "
+        "broad situation expands into, the date asked about and the profile used. A cheap "
+        "first check; knowledgeBaseSearch makes the same analysis itself.",
+        QuestionIn,
+        ANALYZE_TOOL_PARAMETERS,
+    )
+
+
+def tool_definitions() -> list[dict]:
+    """Every tool, as `GET /tools` and the MCP server list them."""
+    return [
+        search_tool_definition(),
+        analyze_tool_definition(),
+        verify_tool_definition(),
+        suggest_tool_definition(),
+    ]
 
 
 def _tool(name: str, description: str, model: type[BaseModel], fields: tuple[str, ...]) -> dict:

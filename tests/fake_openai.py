@@ -104,6 +104,16 @@ def chat_completion(
     }
 
 
+def tool_call_completion(*names: str, model: str = "gpt-4o-mini") -> dict:
+    """A chat completion in which the model calls these tools (with empty arguments)."""
+    body = chat_completion(None, model=model, finish_reason="tool_calls")
+    body["choices"][0]["message"]["tool_calls"] = [
+        {"id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": "{}"}}
+        for n, name in enumerate(names)
+    ]
+    return body
+
+
 def error_body(message: str, *, kind: str = "server_error", code: str | None = None) -> dict:
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 

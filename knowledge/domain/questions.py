@@ -113,6 +113,8 @@ class QueryAnalysis:
     strategy: str
     sub_queries: list[str] = field(default_factory=list)
     life_event: str | None = None
+    # With strategy "none": why nothing needs looking up ("small_talk", "arithmetic", ...).
+    no_lookup: str = ""
     analysed_by: str = "heuristic"
     fallback: str = ""
     usage: Usage = field(default_factory=Usage)
@@ -127,6 +129,7 @@ class QueryAnalysis:
             "strategy": self.strategy,
             "sub_queries": self.sub_queries,
             "life_event": self.life_event,
+            "no_lookup": self.no_lookup,
             "analysed_by": self.analysed_by,
             "fallback": self.fallback,
         }

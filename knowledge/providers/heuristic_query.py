@@ -1,7 +1,9 @@
 """The heuristic analysis of a conversation turn: rules over the words and the knowledge
 base's own vocabulary, no model. It decides
 
-- nothing to look up: a turn made only of thanks, greetings or requests to rephrase;
+- nothing to look up: a turn made only of thanks, greetings or requests to rephrase, or
+  one that names no UK rule and is small talk, a sum, the user's own plan or app, money in
+  general or another country's rules (knowledge.providers.heuristic_lookup);
 - a follow-up: a turn that continues ("and …", "what if …") or leans on the turns before
   ("how do I claim it?") without naming a topic of its own; it is rewritten to stand alone
   with the earlier turn's topic;
@@ -21,6 +23,7 @@ from knowledge.domain.questions import (
     QueryAnalysis,
     QueryVocabulary,
 )
+from knowledge.providers.heuristic_lookup import no_lookup_reason
 from knowledge.text.glossary import phrase_pattern, terms_found
 from knowledge.text.question_dates import date_in_words
 
@@ -113,10 +116,18 @@ def analyse(
     entities = _entities([*earlier_users, query], today=today)
     names_topic = _names_topic(query, vocabulary)
     turn_type = _turn_type(query, conversation, names_topic=names_topic)
-    if turn_type != "clarification" and _small_talk(query, vocabulary):
-        return QueryAnalysis("new", "topic", False, entities, query, "none")
-    standalone = query if turn_type == "new" else _stand_alone(query, conversation, vocabulary)
     event = _life_event(query, vocabulary) if turn_type == "new" else None
+    if turn_type != "clarification" and event is None:
+        reason = no_lookup_reason(
+            query,
+            conversation,
+            vocabulary,
+            names_topic=lambda text: _names_topic(text, vocabulary),
+            follow_up=turn_type == "follow_up",
+        ) or ("small_talk" if _small_talk(query, vocabulary) else "")
+        if reason:
+            return QueryAnalysis("new", "topic", False, entities, query, "none", no_lookup=reason)
+    standalone = query if turn_type == "new" else _stand_alone(query, conversation, vocabulary)
     if event is not None:
         return QueryAnalysis(
             turn_type,

@@ -209,6 +209,49 @@ class OpenAIProvider:
         )
         return _claim_judgement(answer, usage, shown=len(facts))
 
+    def tools_called(
+        self, *, messages: list[dict], tools: list[dict], enough, rounds: int = 3
+    ) -> tuple[list[str], Usage]:
+        """The names of the tools a chat model calls for `messages` before it replies, with
+        what it cost. No tool is run: each call is answered "not run" so the model may go on
+        to another, for up to `rounds` rounds, until it replies or `enough(names)` holds."""
+        messages, called = list(messages), []
+        usage = Usage(model=self.analysis_model)
+        for _ in range(rounds):
+            try:
+                completion = self.client.chat.completions.create(
+                    model=self.analysis_model,
+                    messages=messages,
+                    tools=tools,
+                    tool_choice="auto",
+                    temperature=0,
+                )
+                message = completion.choices[0].message
+                calls = list(message.tool_calls or [])
+                names = [call.function.name for call in calls]
+            except openai.OpenAIError as exc:
+                raise _endpoint_failure(exc) from exc
+            except (AttributeError, TypeError, IndexError) as exc:
+                raise ProviderError(
+                    f"the LLM endpoint answered with something other than a chat completion: {exc}"
+                ) from exc
+            usage = Usage(
+                model=getattr(completion, "model", None) or usage.model,
+                prompt_tokens=usage.prompt_tokens
+                + (getattr(completion.usage, "prompt_tokens", 0) or 0),
+                completion_tokens=usage.completion_tokens
+                + (getattr(completion.usage, "completion_tokens", 0) or 0),
+            )
+            called += names
+            if not calls or enough(called):
+                break
+            messages.append(message.model_dump(exclude_none=True))
+            messages += [
+                {"role": "tool", "tool_call_id": call.id, "content": "(not run: evaluation)"}
+                for call in calls
+            ]
+        return called, usage
+
     def _structured(self, prompt: str, schema: type[BaseModel], *, model: str, client=None):
         """The answer parsed into `schema`, and what it cost."""
         completion = _parsed_completion(client or self.client, prompt, schema, model=model)
@@ -243,6 +286,7 @@ def _query_analysis(answer: LlmQueryAnalysis, usage: Usage) -> QueryAnalysis:
         standalone_query=" ".join(answer.standalone_query.split()),
         strategy=answer.strategy,
         sub_queries=searches[:MAX_SUB_QUERIES] if answer.strategy == "broad" else [],
+        no_lookup="model" if answer.strategy == "none" else "",
         analysed_by=usage.model,
         usage=usage,
     )

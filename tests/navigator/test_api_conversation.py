@@ -185,3 +185,21 @@ def test_tool_parameters_are_generated_from_the_request_models(db):
         verify["properties"]["answer"]["description"] == VerifyIn.model_fields["answer"].description
     )
     assert "$ref" not in str(search) + str(verify)
+
+
+def test_analyze_says_when_a_turn_needs_no_lookup_and_why(kb, api):
+    body = api.analyze(query="What's 15% of £45,000?").json()
+    assert (body["strategy"], body["no_lookup"], body["searches"]) == ("none", "arithmetic", [])
+    body = api.analyze(query="thanks! and what's the ISA allowance?").json()
+    assert (body["strategy"], body["no_lookup"]) == ("specific", "")
+
+
+def test_analyze_takes_the_profile_and_logs_only_its_field_names(kb, api):
+    body = api.analyze(
+        query="I'm 45, can I open a Lifetime ISA?", profile={"nation": "wales"}
+    ).json()
+    assert body["profile"]["nation"] == "profile" and "I'm 45" in body["profile"]["age"]
+    row = QueryLog.objects.get(endpoint="/api/v1/analyze")
+    assert row.params["profile_fields"] == ["nation"] and "wales" not in str(row.params)
+    response = api.analyze(query="ISA allowance", profile={"shoe_size": 9})
+    assert response.status_code == 422 and "shoe_size" in response.json()["detail"]

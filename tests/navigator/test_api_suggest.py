@@ -67,7 +67,9 @@ def test_the_log_keeps_the_profile_fields_not_their_values(kb, api):
 
 
 def test_agents_get_the_suggest_tool_and_the_profile_in_search(kb, client):
-    tools = {t["function"]["name"]: t["function"] for t in client.get("/api/v1/tools").json()}
+    tools = {
+        t["function"]["name"]: t["function"] for t in client.get("/api/v1/tools").json()["tools"]
+    }
     suggest = tools["knowledgeBaseSuggest"]["parameters"]
     assert set(suggest["properties"]) == {"profile", "as_of", "k"}
     assert suggest["properties"]["k"]["maximum"] == 20

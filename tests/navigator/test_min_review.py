@@ -200,7 +200,7 @@ def test_a_concept_reads_its_correctors_in_its_own_queries(kb, api, expert, corr
 
 def test_the_tool_definitions_offer_min_review(kb, api, client):
     described = SearchParams.model_fields["min_review"].description
-    for tool in (client.get("/api/v1/tool").json(), client.get("/api/v1/tools").json()[0]):
+    for tool in (client.get("/api/v1/tool").json(), client.get("/api/v1/tools").json()["tools"][0]):
         assert tool["function"]["name"] == "knowledgeBaseSearch"
         assert tool["function"]["parameters"]["properties"]["min_review"] == {
             "type": "string",
