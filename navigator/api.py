@@ -17,14 +17,9 @@ from ninja.responses import Status
 from ninja.security import HttpBearer
 
 from knowledge import selectors
-from knowledge.domain.questions import ConversationTurn
 from knowledge.models import AtomicUnit
-from knowledge.query.search import question_plan, question_search
-from knowledge.query.suggest import profile_suggest
-from knowledge.retrieval import SearchError, SearchParams
-from knowledge.verification.check import answer_verify
-from knowledge.verification.judge import claim_judge
-from navigator import presenters, services
+from knowledge.retrieval import SearchError
+from navigator import answers, presenters, services
 from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
 from navigator.outages import DatabaseUnavailable, database_unavailable_detail
 from navigator.schemas import (
@@ -74,7 +69,7 @@ class TokenAuth(HttpBearer):
         stages.mark("routing")  # the middleware, the URL's resolution, ninja's dispatch
         if AUTH_FAILURES.blocked(request):
             raise TooManyAuthFailures(AUTH_FAILURES.seconds_left())
-        if _declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
+        if declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
             raise BodyTooLarge()
         token = super().__call__(request)
         stages.mark("auth")
@@ -84,7 +79,7 @@ class TokenAuth(HttpBearer):
         return services.api_token_authenticate(raw=token)
 
 
-def _declared_body_bytes(request: HttpRequest) -> int:
+def declared_body_bytes(request: HttpRequest) -> int:
     try:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -111,7 +106,7 @@ def _log(request, *, status: int, **fields) -> None:
     )
 
 
-def _refused(request, status: int, detail: str, *, kind: str = ""):
+def refused(request, status: int, detail: str, *, kind: str = ""):
     """A call refused before it is served (bad token, blocked address, oversized body, over
     its rate): one log row per address, kind and window counts them all, so a flood grows a
     counter, not the log."""
@@ -161,25 +156,25 @@ def on_search_error(request, exc: SearchError):
 @api.exception_handler(AuthenticationError)
 def on_auth_error(request, exc):
     AUTH_FAILURES.record_failure(request)
-    return _refused(request, 401, "a valid API token is required: Authorization: Bearer <token>")
+    return refused(request, 401, "a valid API token is required: Authorization: Bearer <token>")
 
 
 @api.exception_handler(TooManyAuthFailures)
 def on_too_many_auth_failures(request, exc: TooManyAuthFailures):
-    response = _refused(request, 429, str(exc))
+    response = refused(request, 429, str(exc))
     response["Retry-After"] = str(exc.wait)
     return response
 
 
 @api.exception_handler(BodyTooLarge)
 def on_body_too_large(request, exc: BodyTooLarge):
-    return _refused(request, 413, str(exc))
+    return refused(request, 413, str(exc))
 
 
 @api.exception_handler(Throttled)
 def on_throttled(request, exc: Throttled):
     token = getattr(request, "auth", None)
-    response = _refused(request, 429, str(exc), kind=f"throttled:{token.pk if token else '-'}")
+    response = refused(request, 429, str(exc), kind=f"throttled:{token.pk if token else '-'}")
     if exc.wait:
         response["Retry-After"] = str(int(exc.wait))
     return response
@@ -226,10 +221,8 @@ def search(request, payload: SearchIn):
     sent, and a broad life situation is searched as several specific questions, merged."""
     stages = request_stages(request)
     stages.mark("parse")  # the body read and validated
-    params = payload.search_params()
-    answered = question_search(params=params, conversation=_turns(payload))
+    answered = answers.search_answered(payload)
     stages.mark("search")  # the question's own timings say where inside
-    result = answered.result
     body = presenters.search_payload(answered)
     stages.mark("present")
     body["timings_ms"] |= {stage: ms for stage, ms in stages.ms.items() if stage != "search"}
@@ -238,28 +231,13 @@ def search(request, payload: SearchIn):
     # schema), so ninja's second validation of ~40 units is skipped.
     content = api.renderer.render(request, body, response_status=200)
     stages.mark("render")
-    logged_timings = body["timings_ms"] | {"render": stages.ms["render"]}
-
-    def log() -> None:
-        _log(
-            request,
-            status=200,
-            query=payload.query,
-            params=_logged_params(payload),
-            outcome=result.outcome,
-            reasons=result.reasons,
-            analysis=body["analysis"],
-            result_concepts=[hit.concept.taxonomy_id for hit in result.concepts],
-            result_units=_served_units(
-                unit
-                for hit in body["concepts"]
-                for group in hit["sources"]
-                for unit in group["units"]
-            ),
-            timings_ms=logged_timings,
-        )
-
-    response = LoggedAfterSending(content, log=log, content_type=api.renderer.media_type)
+    logged = answers.search_logged(payload, answered.result, body)
+    logged["timings_ms"] = body["timings_ms"] | {"render": stages.ms["render"]}
+    response = LoggedAfterSending(
+        content,
+        log=lambda: _log(request, status=200, **logged),
+        content_type=api.renderer.media_type,
+    )
     response["Server-Timing"] = stages.server_timing()
     return response
 
@@ -273,19 +251,8 @@ def analyze(request, payload: QuestionIn):
     `no_lookup`, when the turn needs no lookup: a cheap first check for an assistant deciding
     whether to call the knowledge base), the searches it expands into, the date it is asked
     about and the profile it would use."""
-    plan = question_plan(
-        params=SearchParams(query=payload.query, as_of=payload.as_of, profile=payload.profile),
-        conversation=_turns(payload),
-    )
-    body = plan.as_json()
-    _log(
-        request,
-        status=200,
-        query=payload.query,
-        params=_logged_params(payload),
-        analysis=body,
-        timings_ms={"analysis": plan.milliseconds},
-    )
+    body, logged = answers.analyze_answer(payload)
+    _log(request, status=200, **logged)
     return body
 
 
@@ -297,20 +264,8 @@ def suggest(request, payload: SuggestIn):
     life stages they are in (a new baby, starting university, approaching State Pension age)
     and the facts narrowed to people like them (their income band, benefits, work, children,
     loan plan, a devolved nation), each with the reasons it was suggested and its units."""
-    result = profile_suggest(profile=payload.profile, as_of=payload.as_of, k=payload.k)
-    body = presenters.suggestions_payload(result)
-    _log(
-        request,
-        status=200,
-        params={
-            "as_of": str(result.as_of),
-            "k": payload.k,
-            "profile_fields": payload.profile.fields_present(),
-        },
-        outcome="ok",
-        result_concepts=[s.hit.concept.taxonomy_id for s in result.suggestions],
-        timings_ms=result.timings_ms,
-    )
+    body, logged = answers.suggest_answer(payload)
+    _log(request, status=200, **logged)
     return body
 
 
@@ -321,53 +276,9 @@ def verify(request, payload: VerifyIn):
     """The answer split into claims, each with a verdict (`supported`, `contradicted`,
     `unsupported`), a typed reason, the units that decide it and, for a contradiction, the
     value the knowledge base holds. Amounts, rates, periods and dates are compared exactly."""
-    checked = answer_verify(
-        answer=payload.answer,
-        as_of=payload.as_of,
-        cited_unit_ids=payload.cited_unit_ids,
-        judge=claim_judge(),
-        asked=_last_question(payload.conversation),
-        person=payload.profile.person() if payload.profile else None,
-    )
-    body = presenters.verification_payload(checked)
-    _log(
-        request,
-        status=200,
-        query=payload.answer[:2000],
-        params={"as_of": str(checked.as_of)}
-        | ({"profile_fields": payload.profile.fields_present()} if payload.profile else {}),
-        outcome="ok",
-        reasons=sorted({c["verdict"] for c in body["claims"]}),
-        result_units=_served_units(unit for claim in body["claims"] for unit in claim["units"]),
-        timings_ms=body["timings_ms"],
-    )
+    body, logged = answers.verify_answer(payload)
+    _log(request, status=200, **logged)
     return body
-
-
-def _served_units(units) -> list[int]:
-    """The ids of a response's units in the order it lists them, each once (at its first)."""
-    return list(dict.fromkeys(unit["id"] for unit in units))
-
-
-def _last_question(conversation) -> str:
-    """The latest user turn: what the answer being checked replies to."""
-    return next((t.content for t in reversed(conversation) if t.role == "user"), "")
-
-
-def _turns(payload: QuestionIn) -> list[ConversationTurn]:
-    return [ConversationTurn(turn.role, turn.content) for turn in payload.conversation]
-
-
-def _logged_params(payload: QuestionIn) -> dict:
-    """The request as logged: the conversation by its size (its words stay with the caller)
-    and the profile by the names of its fields (its values are the user's, never stored)."""
-    params = payload.model_dump(exclude={"query", "conversation", "profile"}, exclude_none=True)
-    params["as_of"] = str(payload.as_of) if payload.as_of else None
-    if payload.conversation:
-        params["conversation_turns"] = len(payload.conversation)
-    if payload.profile is not None:
-        params["profile_fields"] = payload.profile.fields_present()
-    return params
 
 
 class LoggedAfterSending(HttpResponse):

@@ -3,6 +3,7 @@ from django.urls import include, path
 
 from navigator import views
 from navigator.api import api
+from navigator.mcp import mcp_endpoint
 
 admin.site.site_header = "Navigator administration"
 admin.site.site_title = "Navigator"
@@ -13,5 +14,6 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    path("mcp", mcp_endpoint, name="mcp"),
     path("curation/", include("curation.urls")),
 ]

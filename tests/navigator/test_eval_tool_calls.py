@@ -19,12 +19,28 @@ from tests.fake_openai import (  # noqa: F401
 )
 
 CASES = [
-    {"id": "a", "message": "What's the ISA allowance this year?", "should_call": True, "tags": ["plain"]},
+    {
+        "id": "a",
+        "message": "What's the ISA allowance this year?",
+        "should_call": True,
+        "tags": ["plain"],
+    },
     {"id": "b", "message": "What's 15% of £2,000?", "should_call": False, "tags": ["arithmetic"]},
     {"id": "c", "message": "hiya", "should_call": False, "tags": ["greeting"]},
-    {"id": "d", "message": "can u tell me how the dole works", "should_call": True, "tags": ["colloquial"]},
-    {"id": "e", "message": "Is it worth paying into a pension?", "should_call": True, "ambiguous": True, "tags": ["advice"]},
-]  # fmt: skip
+    {
+        "id": "d",
+        "message": "can u tell me how the dole works",
+        "should_call": True,
+        "tags": ["colloquial"],
+    },
+    {
+        "id": "e",
+        "message": "Is it worth paying into a pension?",
+        "should_call": True,
+        "ambiguous": True,
+        "tags": ["advice"],
+    },
+]
 
 
 @pytest.fixture

@@ -1,0 +1,293 @@
+"""The MCP server at `/mcp` (Model Context Protocol, streamable HTTP transport), built on the
+official `mcp` SDK: the tools `GET /tools` lists (one definition each, navigator.tools), the
+same answers as the JSON API (navigator.answers), and the recommended assistant prompt.
+
+The SDK is asynchronous and Django's views here are not: each process runs one event loop in a
+thread of its own holding the SDK's session manager (stateless, JSON answers), and the view
+hands it each authenticated request. A tool's work touches the database, so it runs in a
+worker thread, as Django's ORM wants outside an event loop. The view authenticates with the
+API's tokens, refuses and throttles as the API does; every tool call is logged like an API
+call (the endpoint `/mcp/<tool>`), the profile by its field names only."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import os
+import threading
+from collections.abc import Callable
+
+import anyio
+import mcp_types as types
+from django.conf import settings
+from django.db import close_old_connections, connections
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
+from mcp.server.lowlevel.server import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from ninja.responses import NinjaJSONEncoder
+from pydantic import BaseModel, ValidationError
+
+from navigator import answers, services
+from navigator.api import AUTH_FAILURES, TOKEN_THROTTLE, declared_body_bytes, refused
+from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
+from navigator.schemas import QuestionIn, SearchIn, SuggestIn, VerifyIn
+from navigator.tools import tool_definitions
+
+# The tool, the request model its arguments are read into, and the answer it gives.
+_TOOLS: dict[str, tuple[type[BaseModel], Callable[[BaseModel], tuple[dict, dict]]]] = {
+    "knowledgeBaseSearch": (SearchIn, answers.search_answer),
+    "knowledgeBaseAnalyze": (QuestionIn, answers.analyze_answer),
+    "knowledgeBaseVerify": (VerifyIn, answers.verify_answer),
+    "knowledgeBaseSuggest": (SuggestIn, answers.suggest_answer),
+}
+PROMPT_NAME = "navigator_assistant"
+_REQUEST_SECONDS = 60
+_caller = contextvars.ContextVar("navigator_mcp_caller")  # the request's ApiToken
+
+
+def _in_worker_thread(function, *args):
+    """Run `function` where Django's ORM may run, closing what it opened there."""
+
+    def run():
+        close_old_connections()
+        try:
+            return function(*args)
+        finally:
+            connections.close_all()
+
+    return anyio.to_thread.run_sync(run)
+
+
+async def _list_tools(ctx, params) -> types.ListToolsResult:
+    definitions = await _in_worker_thread(tool_definitions)
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name=d["function"]["name"],
+                description=d["function"]["description"],
+                input_schema=d["function"]["parameters"],
+            )
+            for d in definitions
+        ]
+    )
+
+
+async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+    return await _in_worker_thread(_tool_call, params.name, params.arguments or {}, _caller.get())
+
+
+def _tool_call(name: str, arguments: dict, token) -> types.CallToolResult:
+    """The tool's answer, as the JSON API gives it; bad arguments are a tool error naming
+    each field, as the API's 422 does. Logged either way."""
+    endpoint = f"/mcp/{name}"[:100]
+    if name not in _TOOLS:
+        detail = f"unknown tool {name!r}: use {', '.join(_TOOLS)}"
+        services.query_log_write(
+            token=token, endpoint="/mcp", status_code=404, outcome="invalid", error=detail
+        )
+        return _tool_error(detail)
+    model, answer = _TOOLS[name]
+    try:
+        payload = model.model_validate(arguments)
+    except ValidationError as error:
+        detail = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors()
+        )
+        services.query_log_write(
+            token=token, endpoint=endpoint, status_code=422, outcome="invalid", error=detail
+        )
+        return _tool_error(f"invalid arguments: {detail}")
+    body, logged = answer(payload)
+    services.query_log_write(token=token, endpoint=endpoint, status_code=200, **logged)
+    text = json.dumps(body, cls=NinjaJSONEncoder)  # as the JSON API writes it
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)], structured_content=json.loads(text)
+    )
+
+
+def _tool_error(detail: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=detail)], is_error=True)
+
+
+async def _list_prompts(ctx, params) -> types.ListPromptsResult:
+    return types.ListPromptsResult(
+        prompts=[
+            types.Prompt(
+                name=PROMPT_NAME,
+                description="The system prompt recommended for an assistant using Navigator's "
+                f"tools ({ASSISTANT_PROMPT_VERSION}): when to call the knowledge base, when "
+                "not, and to verify a drafted answer before sending it.",
+            )
+        ]
+    )
+
+
+async def _get_prompt(ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    if params.name != PROMPT_NAME:
+        raise ValueError(f"unknown prompt {params.name!r}: use {PROMPT_NAME!r}")
+    return types.GetPromptResult(
+        description=f"Navigator's recommended assistant prompt, {ASSISTANT_PROMPT_VERSION}",
+        messages=[
+            types.PromptMessage(role="user", content=types.TextContent(text=assistant_prompt()))
+        ],
+    )
+
+
+def _server() -> Server:
+    return Server(
+        "navigator",
+        version=ASSISTANT_PROMPT_VERSION,
+        instructions=assistant_prompt(),
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool,
+        on_list_prompts=_list_prompts,
+        on_get_prompt=_get_prompt,
+    )
+
+
+class _Loop:
+    """The process's event loop thread, running the SDK's session manager; started at the
+    first request (and again in a process forked after it, which has no such thread)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.manager: StreamableHTTPSessionManager | None = None
+
+    def ready(self) -> _Loop:
+        with self._lock:
+            if self._pid != os.getpid():
+                started = threading.Event()
+                threading.Thread(target=self._run, args=(started,), name="mcp", daemon=True).start()
+                if not started.wait(10):
+                    raise RuntimeError("the MCP session manager did not start within 10 s")
+                self._pid = os.getpid()
+        return self
+
+    def _run(self, started: threading.Event) -> None:
+        self.loop = asyncio.new_event_loop()
+        # Django already checks the Host header (ALLOWED_HOSTS) before the view runs.
+        self.manager = StreamableHTTPSessionManager(
+            app=_server(),
+            stateless=True,
+            json_response=True,
+            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            max_request_body_size=settings.API_MAX_BODY_BYTES,
+        )
+
+        async def serve() -> None:
+            async with self.manager.run():
+                started.set()
+                await asyncio.Event().wait()  # for the life of the process
+
+        self.loop.run_until_complete(serve())
+
+    def respond(self, scope: dict, body: bytes, token) -> tuple[int, list, bytes]:
+        future = asyncio.run_coroutine_threadsafe(self._respond(scope, body, token), self.loop)
+        return future.result(timeout=_REQUEST_SECONDS)
+
+    async def _respond(self, scope: dict, body: bytes, token) -> tuple[int, list, bytes]:
+        _caller.set(token)
+        incoming = [{"type": "http.request", "body": body, "more_body": False}]
+        answered = asyncio.Event()
+        status, headers, chunks = 500, [], []
+
+        async def receive() -> dict:
+            if incoming:
+                return incoming.pop()
+            await answered.wait()  # the client stays connected until the answer is sent
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict) -> None:
+            nonlocal status, headers
+            if message["type"] == "http.response.start":
+                status, headers = message["status"], message.get("headers", [])
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body"):
+                    answered.set()
+
+        await self.manager.handle_request(scope, receive, send)
+        answered.set()
+        return status, headers, b"".join(chunks)
+
+
+_LOOP = _Loop()
+
+
+@csrf_exempt
+def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+    """Authenticated, throttled and refused as the JSON API is, then handed to the SDK."""
+    if AUTH_FAILURES.blocked(request):
+        response = refused(
+            request,
+            429,
+            "too many failed authentications from this address: retry in "
+            f"{AUTH_FAILURES.seconds_left()} s",
+        )
+        response["Retry-After"] = str(AUTH_FAILURES.seconds_left())
+        return response
+    if declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
+        return refused(request, 413, f"body: larger than {settings.API_MAX_BODY_BYTES} bytes")
+    scheme, _, raw = request.headers.get("Authorization", "").partition(" ")
+    token = (
+        services.api_token_authenticate(raw=raw.strip())
+        if scheme.lower() == "bearer" and raw.strip()
+        else None
+    )
+    if token is None:
+        AUTH_FAILURES.record_failure(request)
+        response = refused(
+            request, 401, "a valid API token is required: Authorization: Bearer <token>"
+        )
+        response["WWW-Authenticate"] = "Bearer"
+        return response
+    request.auth = token
+    if not TOKEN_THROTTLE.allow_request(request):
+        wait = TOKEN_THROTTLE.wait()
+        response = refused(
+            request, 429, "too many requests for this token", kind=f"throttled:{token.pk}"
+        )
+        if wait:
+            response["Retry-After"] = str(int(wait))
+        return response
+    if request.method not in ("POST", "DELETE"):
+        # Stateless: no stream of the server's own messages to open with GET.
+        response = refused(request, 405, f"{request.method}: the MCP endpoint takes POST")
+        response["Allow"] = "POST, DELETE"
+        return response
+    status, headers, body = _LOOP.ready().respond(_scope(request), request.body, token)
+    response = HttpResponse(body, status=status)
+    for name, value in headers:
+        if name.lower() not in (b"content-length", b"connection", b"transfer-encoding"):
+            response[name.decode("latin-1")] = value.decode("latin-1")
+    return response
+
+
+def _scope(request: HttpRequest) -> dict:
+    headers = [
+        (key[5:].replace("_", "-").lower().encode("latin-1"), value.encode("latin-1"))
+        for key, value in request.META.items()
+        if key.startswith("HTTP_") and isinstance(value, str)
+    ]
+    for key in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+        if request.META.get(key):
+            headers.append((key.replace("_", "-").lower().encode(), request.META[key].encode()))
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": request.method,
+        "scheme": request.scheme,
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "root_path": "",
+        "query_string": request.META.get("QUERY_STRING", "").encode("latin-1"),
+        "headers": headers,
+        "client": (request.META.get("REMOTE_ADDR") or "", 0),
+        "server": (request.get_host().rsplit(":", 1)[0], int(request.get_port())),
+    }
