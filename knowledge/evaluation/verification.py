@@ -18,6 +18,7 @@ from knowledge.evaluation.retrieval import latency_summary
 from knowledge.validation import first_error
 from knowledge.verification.check import Thresholds, Verification, answer_verify
 from knowledge.verification.evidence import claim_evidence
+from knowledge.verification.judge import RememberingJudge
 
 VERDICTS = ("supported", "contradicted", "unsupported")
 
@@ -179,6 +180,7 @@ def cross_validate_thresholds(cases: list[VerifyCase], *, judge=None) -> dict:
     are varied over remembered evidence."""
     from sklearn.model_selection import GroupKFold
 
+    judge = RememberingJudge(judge) if judge is not None else None
     latency = verification_latency([evaluate_case(case, judge=judge) for case in cases])
     evidence_of = remembering_evidence()
     grid = [Thresholds(*values) for values in itertools.product(*GRID.values())]

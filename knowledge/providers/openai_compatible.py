@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import threading
 from decimal import Decimal
 
 import openai
@@ -57,6 +58,25 @@ from knowledge.text.applicability import applicability_checked
 from knowledge.validation import first_error
 
 logger = logging.getLogger(__name__)
+
+# The tokens every chat request of this process has used, by model, whichever step asked:
+# a command measuring several steps (eval_llm) reads it before and after each.
+_spent: dict[str, list[int]] = {}
+_spent_lock = threading.Lock()
+
+
+def tokens_spent() -> dict[str, tuple[int, int]]:
+    """(prompt, completion) tokens used so far in this process, by model."""
+    with _spent_lock:
+        return {model: (p, c) for model, (p, c) in _spent.items()}
+
+
+def _spend(model: str, prompt_tokens: int, completion_tokens: int) -> None:
+    with _spent_lock:
+        counts = _spent.setdefault(model, [0, 0])
+        counts[0] += prompt_tokens
+        counts[1] += completion_tokens
+
 
 # The model says where the page states a fact's period; whether an undated yearly figure holds
 # for its capture's year is decided where proposals become units, as for every provider.
@@ -235,12 +255,13 @@ class OpenAIProvider:
                 raise ProviderError(
                     f"the LLM endpoint answered with something other than a chat completion: {exc}"
                 ) from exc
+            step_prompt = getattr(completion.usage, "prompt_tokens", 0) or 0
+            step_completion = getattr(completion.usage, "completion_tokens", 0) or 0
+            _spend(getattr(completion, "model", None) or usage.model, step_prompt, step_completion)
             usage = Usage(
                 model=getattr(completion, "model", None) or usage.model,
-                prompt_tokens=usage.prompt_tokens
-                + (getattr(completion.usage, "prompt_tokens", 0) or 0),
-                completion_tokens=usage.completion_tokens
-                + (getattr(completion.usage, "completion_tokens", 0) or 0),
+                prompt_tokens=usage.prompt_tokens + step_prompt,
+                completion_tokens=usage.completion_tokens + step_completion,
             )
             called += names
             if not calls or enough(called):
@@ -260,6 +281,7 @@ class OpenAIProvider:
             prompt_tokens=getattr(completion.usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(completion.usage, "completion_tokens", 0) or 0,
         )
+        _spend(usage.model, usage.prompt_tokens, usage.completion_tokens)
         return _answer(completion), usage
 
 

@@ -58,3 +58,23 @@ def judged(verdict, evidence, *, day: dt.date, judge):
         checked_by=f"model:{judgement.judged_by}",
         explanation=judgement.explanation,
     )
+
+
+class RememberingJudge:
+    """A judge that asks its model once per claim, sentence, day and facts shown: a
+    cross-validation varies the thresholds over the same answers, and the same question to
+    the model would cost again for the same answer."""
+
+    def __init__(self, judge):
+        self.judge = judge
+        self.name = judge.name
+        self.analysis_model = getattr(judge, "analysis_model", "")
+        self._answers: dict = {}
+
+    def judge_claim(self, *, claim: str, sentence: str, day, facts):
+        key = (claim, sentence, day, tuple(facts))
+        if key not in self._answers:
+            self._answers[key] = self.judge.judge_claim(
+                claim=claim, sentence=sentence, day=day, facts=facts
+            )
+        return self._answers[key]
