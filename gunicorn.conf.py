@@ -31,7 +31,8 @@ def default_workers(core_count: int) -> int:
     Each worker holds up to two PostgreSQL sessions (its request connection and the side
     session the concept scan runs in beside the unit scan), so W workers need 2W of
     max_connections: 5 workers and 10 sessions on 2 cores, 9 and 18 on 4, 16 and 32 from
-    8 cores up (MAX_DEFAULT_WORKERS)."""
+    8 cores up (MAX_DEFAULT_WORKERS). An MCP tool call holds one more while it runs (its
+    worker thread's, closed when it ends): 3W at worst, still a half of the default 100."""
     return min(2 * core_count + 1, MAX_DEFAULT_WORKERS)
 
 

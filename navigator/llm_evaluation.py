@@ -17,7 +17,7 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db.models import Count, Sum
 from django.test import override_settings
 
@@ -36,6 +36,7 @@ class Step:
     seconds: float = 0.0
     tokens: dict[str, tuple[int, int]] = field(default_factory=dict)  # model: (in, out)
     figures: dict = field(default_factory=dict)
+    error: str = ""  # why the step failed; the run goes on and the report says so
 
     @property
     def prompt_tokens(self) -> int:
@@ -138,15 +139,24 @@ def eval_llm_run(
 
 
 def _measured(name: str, work: Callable[[], dict]) -> Step:
+    """The step's figures, time and tokens; a step that fails (a model endpoint that keeps
+    refusing, a command that stops) is recorded with its error, and the run goes on: what
+    the steps before it paid for is reported."""
     before, started = tokens_spent(), time.perf_counter()
-    figures = work()
+    figures, error = {}, ""
+    try:
+        figures = work()
+    except StepFailed as exc:
+        figures, error = exc.figures, str(exc)[:500]
+    except Exception as exc:  # any failure is the report's to show
+        error = f"{type(exc).__name__}: {exc}"[:500]
     after = tokens_spent()
     used = {
         model: (p - before.get(model, (0, 0))[0], c - before.get(model, (0, 0))[1])
         for model, (p, c) in after.items()
         if (p, c) != before.get(model, (0, 0))
     }
-    return Step(name, round(time.perf_counter() - started, 1), used, figures)
+    return Step(name, round(time.perf_counter() - started, 1), used, figures, error)
 
 
 def _command(name: str, *args, err) -> dict:
@@ -163,8 +173,24 @@ def _json_command(name: str, *args, err) -> dict:
     return json.loads(last if last.startswith("{") and last.endswith("}") else text)
 
 
+class StepFailed(Exception):
+    """A step that failed with figures still worth reporting (the extraction runs that did
+    succeed, and why the others did not)."""
+
+    def __init__(self, message: str, figures: dict):
+        super().__init__(message)
+        self.figures = figures
+
+
 def _extracted(*, err) -> dict:
-    call_command("extract", "--all", "--provider", "openai", stdout=StringIO(), stderr=err)
+    try:
+        call_command("extract", "--all", "--provider", "openai", stdout=StringIO(), stderr=err)
+    except CommandError as exc:
+        raise StepFailed(f"extract: {exc}", _extraction_figures()) from exc
+    return _extraction_figures()
+
+
+def _extraction_figures() -> dict:
     runs = ExtractionRun.objects.filter(provider="openai")
     totals = runs.aggregate(
         made=Sum("units_made"), rejected=Sum("units_rejected"), unassigned=Sum("units_unassigned")
@@ -281,16 +307,17 @@ def report_write(steps: list[Step], inputs: Inputs, *, out: Path, models: dict) 
         *_extraction(by_name.get("extract (openai)", {})),
         "## Steps",
         "",
-        "| step | seconds | prompt tokens | completion tokens | cost (USD) |",
-        "|---|---:|---:|---:|---:|",
+        "| step | seconds | prompt tokens | completion tokens | cost (USD) | failed |",
+        "|---|---:|---:|---:|---:|---|",
         *(
             f"| {s.name} | {s.seconds} | {s.prompt_tokens:,} | {s.completion_tokens:,} | "
-            f"{s.cost:.4f} |"
+            f"{s.cost:.4f} | {_cell(s.error)} |"
             for s in steps
         ),
         f"| **all** | {sum(s.seconds for s in steps):.1f} | "
         f"{sum(s.prompt_tokens for s in steps):,} | "
-        f"{sum(s.completion_tokens for s in steps):,} | {sum(s.cost for s in steps):.4f} |",
+        f"{sum(s.completion_tokens for s in steps):,} | {sum(s.cost for s in steps):.4f} | "
+        f"{sum(bool(s.error) for s in steps)} |",
         "",
         *_audit(by_name.get("audit sample", {})),
     ]
@@ -309,6 +336,7 @@ def report_write(steps: list[Step], inputs: Inputs, *, out: Path, models: dict) 
                         "completion_tokens": s.completion_tokens,
                         "cost_usd": float(s.cost),
                         "figures": s.figures,
+                        "error": s.error,
                     }
                     for s in steps
                 ],

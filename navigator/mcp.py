@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -30,22 +31,38 @@ from mcp.server.transport_security import TransportSecuritySettings
 from ninja.responses import NinjaJSONEncoder
 from pydantic import BaseModel, ValidationError
 
+from knowledge.retrieval import SearchError
 from navigator import answers, services
 from navigator.api import AUTH_FAILURES, TOKEN_THROTTLE, declared_body_bytes, refused
 from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
-from navigator.schemas import QuestionIn, SearchIn, SuggestIn, VerifyIn
+from navigator.outages import DatabaseUnavailable, database_unavailable_detail
+from navigator.schemas import (
+    AnalysisOut,
+    QuestionIn,
+    SearchIn,
+    SuggestIn,
+    SuggestOut,
+    VerifyIn,
+    VerifyOut,
+)
 from navigator.tools import tool_definitions
 
 # The tool, the request model its arguments are read into, and the answer it gives.
-_TOOLS: dict[str, tuple[type[BaseModel], Callable[[BaseModel], tuple[dict, dict]]]] = {
-    "knowledgeBaseSearch": (SearchIn, answers.search_answer),
-    "knowledgeBaseAnalyze": (QuestionIn, answers.analyze_answer),
-    "knowledgeBaseVerify": (VerifyIn, answers.verify_answer),
-    "knowledgeBaseSuggest": (SuggestIn, answers.suggest_answer),
+# The search's body is SearchOut already (the API sends it unvalidated, for speed); the
+# others pass through their response schema, as the API's do.
+_TOOLS: dict[str, tuple[type[BaseModel], Callable[[BaseModel], tuple[dict, dict]], type | None]] = {
+    "knowledgeBaseSearch": (SearchIn, answers.search_answer, None),
+    "knowledgeBaseAnalyze": (QuestionIn, answers.analyze_answer, AnalysisOut),
+    "knowledgeBaseVerify": (VerifyIn, answers.verify_answer, VerifyOut),
+    "knowledgeBaseSuggest": (SuggestIn, answers.suggest_answer, SuggestOut),
 }
 PROMPT_NAME = "navigator_assistant"
-_REQUEST_SECONDS = 60
-_caller = contextvars.ContextVar("navigator_mcp_caller")  # the request's ApiToken
+# Under gunicorn's 30 s worker timeout: a call still running then is answered 504.
+REQUEST_SECONDS = 25
+# The request's ApiToken, set where the view hands the request over; the SDK carries the
+# context into the tasks that answer it.
+_caller = contextvars.ContextVar("navigator_mcp_caller", default=None)
+logger = logging.getLogger(__name__)
 
 
 def _in_worker_thread(function, *args):
@@ -81,31 +98,47 @@ async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallTool
 
 def _tool_call(name: str, arguments: dict, token) -> types.CallToolResult:
     """The tool's answer, as the JSON API gives it; bad arguments are a tool error naming
-    each field, as the API's 422 does. Logged either way."""
+    each field, as the API's 422 does; a search that cannot be answered as asked, a 400; a
+    database out of reach, its cause in words. Logged as the API logs (not when the
+    database is out of reach: the log is in it)."""
     endpoint = f"/mcp/{name}"[:100]
+    if token is None:  # the view always sends one; a tool is never answered without it
+        return _tool_error("a valid API token is required")
     if name not in _TOOLS:
         detail = f"unknown tool {name!r}: use {', '.join(_TOOLS)}"
-        services.query_log_write(
-            token=token, endpoint="/mcp", status_code=404, outcome="invalid", error=detail
-        )
+        _log(token, "/mcp", 404, outcome="invalid", error=detail)
         return _tool_error(detail)
-    model, answer = _TOOLS[name]
+    model, answer, shape = _TOOLS[name]
     try:
         payload = model.model_validate(arguments)
     except ValidationError as error:
         detail = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors()
         )
-        services.query_log_write(
-            token=token, endpoint=endpoint, status_code=422, outcome="invalid", error=detail
-        )
+        _log(token, endpoint, 422, outcome="invalid", error=detail)
         return _tool_error(f"invalid arguments: {detail}")
-    body, logged = answer(payload)
-    services.query_log_write(token=token, endpoint=endpoint, status_code=200, **logged)
+    try:
+        body, logged = answer(payload)
+    except SearchError as error:
+        _log(token, endpoint, 400, outcome="invalid", error=str(error))
+        return _tool_error(str(error))
+    except DatabaseUnavailable as error:
+        return _tool_error(database_unavailable_detail(error))
+    except Exception:
+        logger.exception("MCP tool %s failed", name)
+        _log(token, endpoint, 500, outcome="invalid", error="internal error")
+        return _tool_error("the tool failed on the server; the failure is logged")
+    _log(token, endpoint, 200, **logged)
+    if shape is not None:  # as the API's response schema passes it: its fields, its defaults
+        body = shape.model_validate(body).model_dump(mode="json")
     text = json.dumps(body, cls=NinjaJSONEncoder)  # as the JSON API writes it
     return types.CallToolResult(
         content=[types.TextContent(text=text)], structured_content=json.loads(text)
     )
+
+
+def _log(token, endpoint: str, status: int, **fields) -> None:
+    services.query_log_write(token=token, endpoint=endpoint, status_code=status, **fields)
 
 
 def _tool_error(detail: str) -> types.CallToolResult:
@@ -150,19 +183,25 @@ def _server() -> Server:
 
 class _Loop:
     """The process's event loop thread, running the SDK's session manager; started at the
-    first request (and again in a process forked after it, which has no such thread)."""
+    first request, and again in a process forked after it (which has no such thread) or when
+    the thread has died."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pid: int | None = None
+        self._thread: threading.Thread | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.manager: StreamableHTTPSessionManager | None = None
 
     def ready(self) -> _Loop:
         with self._lock:
-            if self._pid != os.getpid():
+            alive = self._thread is not None and self._thread.is_alive()
+            if self._pid != os.getpid() or not alive:
                 started = threading.Event()
-                threading.Thread(target=self._run, args=(started,), name="mcp", daemon=True).start()
+                self._thread = threading.Thread(
+                    target=self._run, args=(started,), name="mcp", daemon=True
+                )
+                self._thread.start()
                 if not started.wait(10):
                     raise RuntimeError("the MCP session manager did not start within 10 s")
                 self._pid = os.getpid()
@@ -184,11 +223,20 @@ class _Loop:
                 started.set()
                 await asyncio.Event().wait()  # for the life of the process
 
-        self.loop.run_until_complete(serve())
+        try:
+            self.loop.run_until_complete(serve())
+        except Exception:
+            logger.exception("the MCP session manager stopped")
 
     def respond(self, scope: dict, body: bytes, token) -> tuple[int, list, bytes]:
+        """The SDK's answer; a call that runs past REQUEST_SECONDS is cancelled and raises
+        TimeoutError."""
         future = asyncio.run_coroutine_threadsafe(self._respond(scope, body, token), self.loop)
-        return future.result(timeout=_REQUEST_SECONDS)
+        try:
+            return future.result(timeout=REQUEST_SECONDS)
+        except TimeoutError:
+            future.cancel()
+            raise
 
     async def _respond(self, scope: dict, body: bytes, token) -> tuple[int, list, bytes]:
         _caller.set(token)
@@ -211,8 +259,10 @@ class _Loop:
                 if not message.get("more_body"):
                     answered.set()
 
-        await self.manager.handle_request(scope, receive, send)
-        answered.set()
+        try:
+            await self.manager.handle_request(scope, receive, send)
+        finally:
+            answered.set()
         return status, headers, b"".join(chunks)
 
 
@@ -260,7 +310,15 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         response = refused(request, 405, f"{request.method}: the MCP endpoint takes POST")
         response["Allow"] = "POST, DELETE"
         return response
-    status, headers, body = _LOOP.ready().respond(_scope(request), request.body, token)
+    try:
+        status, headers, body = _LOOP.ready().respond(_scope(request), request.body, token)
+    except TimeoutError:
+        return refused(request, 504, f"the MCP call took longer than {REQUEST_SECONDS} s")
+    except RuntimeError as error:  # the session manager could not start
+        logger.error("MCP unavailable: %s", error)
+        response = refused(request, 503, "the MCP server is starting or unavailable: retry")
+        response["Retry-After"] = "5"
+        return response
     response = HttpResponse(body, status=status)
     for name, value in headers:
         if name.lower() not in (b"content-length", b"connection", b"transfer-encoding"):

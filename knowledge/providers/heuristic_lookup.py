@@ -202,7 +202,8 @@ _OWN_PLAN = re.compile(
 )
 # A sum to work out: figures joined by arithmetic.
 _SUM = re.compile(
-    r"\d[\d,.]*\s*(?:%\s*of|[-+*/x×÷]|plus|minus|times|divided by|multiplied by)\s*£?\d"
+    r"\d[\d,.]*(?:\s*%\s*of\s*|\s*[+*/×÷]\s*|\s+[-x]\s+"
+    r"|\s+(?:plus|minus|times|divided by|multiplied by)\s+)£?\d"
     r"|\badd up\b|\bhow much will i have\b|\bwhat(?:'s| is) \d",
     re.I,
 )
@@ -218,10 +219,15 @@ _ABROAD = re.compile(
     r"|\b(?:401\s?\(?k\)?|403\s?\(?b\)?|roth ira|superannuation|kiwisaver|irs)\b",
     re.I,
 )
-# The user going to live abroad: the UK's rules for them there (a UK pension paid abroad).
-_GOING_ABROAD = re.compile(
-    r"\b(?:mov\w*|liv\w*|retir\w*|emigrat\w*|relocat\w*|going) (?:to|in|abroad)\b", re.I
+# A UK rule about someone with a life abroad ("my partner works in Germany", "years I worked
+# in Australia", "moving to Spain"), or one named as the UK's: not another country's rules.
+_ABROAD_BY_CHOICE = re.compile(
+    r"\b(?:i|i'm|i've|we|we're|we've|my|our|he|she|they|partner|wife|husband|son|daughter|"
+    r"mum|dad|years?)\b[^.?!]{0,40}?\b(?:liv\w*|mov\w*|retir\w*|emigrat\w*|relocat\w*|"
+    r"work\w*|stud\w*|born|flat|house|home|property|going)\b[^.?!]{0,20}?\b(?:in|to|abroad|from)\b",
+    re.I,
 )
+_UK = re.compile(r"\b(?:uk|u\.k\.|british|britain|hmrc|dwp)\b", re.I)
 # A turn asking the assistant to restate what it said: the answer is in the conversation.
 _RESTATES = re.compile(
     r"\b(?:is that|was that|that's|thats) what you (?:just )?(?:said|say|meant|mean)\b"
@@ -254,11 +260,14 @@ def no_lookup_reason(
     names a topic of the knowledge base; `follow_up` whether the turn leans on earlier ones."""
     words = [word.lower().strip("'") for word in _WORD.findall(query)]
     named = names_topic(query)
-    if conversation and (_RESTATES.search(query) or (_REPHRASE.search(query) and not named)):
+    rule = named or any(word in _RULE_WORDS for word in words)
+    if conversation and (_RESTATES.search(query) or (_REPHRASE.search(query) and not rule)):
         return "restates_answer"
-    if _ABROAD.search(query) and not (named and _GOING_ABROAD.search(query)):
+    if _ABROAD.search(query) and not (
+        rule and (_UK.search(query) or _ABROAD_BY_CHOICE.search(query))
+    ):
         return "other_country"
-    if named or any(word in _RULE_WORDS for word in words):
+    if rule or _ASKS_FOR_HELP.search(query):
         return ""
     if follow_up and any(names_topic(turn.content) for turn in conversation):
         return ""
@@ -269,8 +278,6 @@ def no_lookup_reason(
     if _GENERAL_MONEY.search(query):
         return "general"
     if _names_rule_misspelt(words, vocabulary):
-        return ""
-    if _ASKS_FOR_HELP.search(query):
         return ""
     if not any(w in _MONEY_WORDS or w in _CIRCUMSTANCE_WORDS or "£" in w for w in words):
         return "small_talk"

@@ -145,8 +145,10 @@ def queries_draw(
     near = np.arange(count) < count - far
     order = rng.permutation(count)
     # Unique texts of realistic length: the lookup embedder finds each vector by its text.
+    # Each asks about a tax rule, so that the analysis searches it (a turn naming no rule may
+    # need no lookup at all, and would time nothing).
     texts = [
-        f"benchmark question {n}: {words}"
+        f"benchmark question {n} on the tax rules: {words}"
         for n, words in enumerate(texts_draw(rng, count, shortest=30, longest=90))
     ]
     return BenchQueries(texts=texts, vectors=vectors[order], near=near[order])

@@ -43,6 +43,11 @@ def analysed(vocabulary, message: str, conversation=()):
         "Add £50 to my fuel budget and tell me the ISA allowance",  # own plan and a rule
         "What's 10% of £2,000, and is that the basic rate of tax?",  # a sum and a rule
         "I'm moving to Portugal next year, will my State Pension still go up?",  # UK rule abroad
+        "Can we get Child Benefit if my partner works in Germany?",
+        "Do I pay UK tax on rent from a flat in Spain?",
+        "I earned £14,000 in 2023-24, do I get money back?",  # a year's range is not a sum
+        "What's the minimum wage for 18-20 year olds?",
+        "What help is there with mortgage interest if I lose my job?",
     ],
 )
 def test_a_turn_about_a_uk_rule_needs_a_lookup(vocabulary, message):
@@ -90,6 +95,13 @@ def test_a_follow_up_leaning_on_a_rule_needs_a_lookup(vocabulary):
 def test_asking_to_restate_the_answer_needs_none(vocabulary, message):
     analysis = analysed(vocabulary, message, ISA_TALK)
     assert (analysis.strategy, analysis.no_lookup) == ("none", "restates_answer")
+
+
+def test_a_shorter_period_is_a_rule_question_not_a_request_to_rephrase(vocabulary):
+    analysis = analysed(
+        vocabulary, "Is there a shorter waiting period for statutory sick pay?", ISA_TALK
+    )
+    assert analysis.strategy != "none"
 
 
 def test_restating_needs_a_conversation_to_restate(vocabulary):

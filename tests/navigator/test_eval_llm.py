@@ -214,3 +214,27 @@ def test_eval_llm_writes_a_complete_report_from_the_fake_server(
     living = AtomicUnit.objects.alive().count()
     assert living >= 2 and len(steps["audit sample"]["figures"]["units"]) == min(3, living)
     assert "| extract (openai) |" in report and "| **all** |" in report
+
+
+def test_a_failing_step_is_reported_and_the_run_goes_on(
+    transactional_db, fake_openai, settings, inputs, tmp_path
+):
+    call_command("load_taxonomy", verbosity=0)
+    point_settings_at(fake_openai, settings)
+    fake_openai.responder = lambda request: Reply(
+        500, {"error": {"message": "stand-in outage", "type": "server_error"}}
+    )
+    corpus, files = inputs
+    out = tmp_path / "report"
+    with pytest.raises(CommandError, match=r"step\(s\) failed \(.*eval_tool_calls \(openai router"):
+        call_command(
+            "eval_llm",
+            *("--corpus", str(corpus), "--questions", str(files["questions"])),
+            *("--verify-cases", str(files["verify"]), "--tool-cases", str(files["tools"])),
+            *("--runs", "1", "--out", str(out)),
+        )
+    steps = {s["name"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
+    assert "500" in steps["eval_tool_calls (openai router, 1 runs)"]["error"]
+    assert steps["eval_tool_calls (heuristic router)"]["figures"]["recall"] == 1.0
+    assert steps["extract (openai)"]["figures"]["by_status"] == {"failed": 2}
+    assert "| eval_tool_calls (openai router, 1 runs) |" in (out / "report.md").read_text()

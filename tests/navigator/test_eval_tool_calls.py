@@ -150,3 +150,21 @@ def test_a_failing_model_endpoint_is_a_clear_error(case_file, fake_openai, setti
     fake_openai.error(500, message="upstream exploded")
     with pytest.raises(CommandError, match="the openai router failed"):
         run(case_file, "--router", "openai")
+
+
+@pytest.mark.django_db
+def test_floors_fail_a_regression_and_name_it(case_file):
+    call_command("load_taxonomy", verbosity=0)
+    run(case_file, "--floors", "precision=1.0,recall=1.0")
+    with pytest.raises(CommandError, match="--floors: unknown figure 'speed'"):
+        run(case_file, "--floors", "speed=1")
+
+
+@pytest.mark.django_db
+def test_a_miss_below_a_floor_fails(tmp_path):
+    call_command("load_taxonomy", verbosity=0)
+    path = tmp_path / "cases.jsonl"
+    wrong = {"id": "x", "message": "hiya", "should_call": True, "tags": ["greeting"]}
+    path.write_text(json.dumps(CASES[0]) + "\n" + json.dumps(wrong) + "\n")
+    with pytest.raises(CommandError, match=r"regression: recall"):
+        run(path, "--floors", "recall=0.9")

@@ -144,6 +144,9 @@ def test_each_tool_answers_and_bad_arguments_are_a_tool_error(live_server, live_
             "too many": await mcp.call_tool(
                 "knowledgeBaseSuggest", {"profile": {"age": 22}, "k": 500}
             ),
+            "unknown category": await mcp.call_tool(
+                "knowledgeBaseSearch", {"query": "ISA", "categories": ["no_such_category"]}
+            ),
         }
 
     results = calls(live_server.url, raw, work)
@@ -158,6 +161,12 @@ def test_each_tool_answers_and_bad_arguments_are_a_tool_error(live_server, live_
     assert "shoe_size" in results["unknown field"].content[0].text
     assert "k" in results["too many"].content[0].text
     assert QueryLog.objects.filter(endpoint__startswith="/mcp/", status_code=422).count() == 3
+    assert results["unknown category"].is_error
+    assert (
+        "categories: unknown category no_such_category"
+        in results["unknown category"].content[0].text
+    )
+    assert QueryLog.objects.filter(endpoint="/mcp/knowledgeBaseSearch", status_code=400).exists()
 
 
 @pytest.mark.parametrize("who", ["no token", "a bad token", "a revoked token"])
@@ -193,3 +202,33 @@ def test_a_live_token_initialises_over_plain_http_and_get_is_refused(live_server
     assert response.status_code == 200
     assert response.json()["result"]["serverInfo"]["name"] == "navigator"
     assert httpx.get(f"{live_server.url}/mcp", headers=headers).status_code == 405
+
+
+def test_analyze_and_verify_through_mcp_answer_what_the_json_api_answers(
+    live_server, live_kb, client
+):
+    _, raw = api_token_create(name="agent")
+    analyze = {
+        "query": "and for a Junior ISA?",
+        "conversation": [
+            {"role": "user", "content": "What's the ISA allowance?"},
+            {"role": "assistant", "content": "£20,000 a year."},
+        ],
+    }
+    verify = {"answer": "You can pay up to £4,000 a year into a Lifetime ISA."}
+
+    async def work(mcp):
+        return (
+            await mcp.call_tool("knowledgeBaseAnalyze", analyze),
+            await mcp.call_tool("knowledgeBaseVerify", verify),
+        )
+
+    analysed, verified = calls(live_server.url, raw, work)
+    for result, path, body in ((analysed, "analyze", analyze), (verified, "verify", verify)):
+        over_api = client.post(
+            f"/api/v1/{path}",
+            json.dumps(body),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {raw}",
+        ).json()
+        assert without_timings(result.structured_content) == without_timings(over_api), path

@@ -66,3 +66,7 @@ class Command(BaseCommand):
             """"profile": {"age": 45, "nation": "wales"}}'"""
         )
         self.stdout.write("  API docs: http://127.0.0.1:8000/api/v1/docs")
+        self.stdout.write(
+            "  Agents: the tools and the recommended prompt at http://127.0.0.1:8000/api/v1/tools; "
+            "MCP at http://127.0.0.1:8000/mcp with the same Bearer token"
+        )

@@ -77,3 +77,8 @@ class Command(BaseCommand):
         }
         report = report_write(steps, inputs, out=out, models=models)
         self.stdout.write(f"eval-llm: report written to {report}")
+        failed = [step.name for step in steps if step.error]
+        if failed:
+            raise CommandError(
+                f"eval-llm: {len(failed)} step(s) failed ({', '.join(failed)}); the report says why"
+            )

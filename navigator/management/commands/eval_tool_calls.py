@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from knowledge.evaluation.floors import FloorError, floors_missed, floors_parse
 from knowledge.evaluation.retrieval import QuestionFileError
 from knowledge.evaluation.tool_calls import (
     ToolCallCase,
@@ -18,6 +19,7 @@ from knowledge.providers.types import ProviderError
 from navigator.assistant import ASSISTANT_PROMPT_VERSION, STAND_IN_TOOLS, assistant_prompt
 from navigator.tools import tool_definitions
 
+FLOOR_NAMES = ("precision", "recall", "accuracy", "ambiguous_agreement", "consistency")
 DEFAULT_FILE = Path(settings.BASE_DIR).parent / "shared" / "eval" / "tool_call_cases_dev.jsonl"
 
 
@@ -35,10 +37,19 @@ class Command(BaseCommand):
         parser.add_argument("--router", choices=("heuristic", "openai"), default="heuristic")
         parser.add_argument("--runs", type=int, default=1, help="decide every case N times")
         parser.add_argument("--json", action="store_true", help="end with one JSON object")
+        parser.add_argument(
+            "--floors",
+            default="",
+            help="fail (exit 1) below any of these, e.g. precision=0.97,recall=0.93,accuracy=0.92",
+        )
 
     def handle(self, *args, file: Path, router: str, runs: int, json: bool, **options):
         if runs < 1:
             raise CommandError(f"--runs: at least 1, not {runs}")
+        try:
+            floors = floors_parse(options["floors"], FLOOR_NAMES)
+        except FloorError as error:
+            raise CommandError(str(error)) from None
         if router == "openai" and not settings.LLM_API_KEY:
             raise CommandError(
                 "--router openai needs LLM_API_KEY (and LLM_BASE_URL for an endpoint other than OpenAI's)"
@@ -59,6 +70,9 @@ class Command(BaseCommand):
         self._print(report)
         if json:
             self.stdout.write(_json(report))
+        failures = floors_missed(report, floors)
+        if failures:
+            raise CommandError("regression: " + "; ".join(failures))
 
     def _print(self, report: dict) -> None:
         def figure(name):
