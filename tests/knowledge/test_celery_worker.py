@@ -102,7 +102,7 @@ def solo_worker(broker: str) -> Iterator[subprocess.Popen]:
 @pytest.mark.slow
 def test_real_worker_ingests_a_batch_through_redis(worker):
     job = ingest.directory_job_create(root=ROOT / "fixtures" / "govuk")
-    client = Celery("navigator-test", broker=BROKER)
+    client = Celery("navigator-test", broker=BROKER, set_as_current=False)
     client.send_task("knowledge.tasks.ingest_batch", args=[job.pk])
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and worker.poll() is None:
@@ -303,7 +303,7 @@ def pool_processes(worker: subprocess.Popen) -> list[int]:
 
 
 def send_ingest_page(job: IngestJob, **options) -> None:
-    client = Celery("navigator-test", broker=BROKER)
+    client = Celery("navigator-test", broker=BROKER, set_as_current=False)
     client.send_task("knowledge.tasks.ingest_page", args=[job.pk, job.refs[0]], **options)
 
 
@@ -376,7 +376,7 @@ def test_a_worker_reconnects_by_itself_when_redis_returns(transactional_db):
             time.sleep(3)  # the worker has lost its broker
             redis_server.start()
             job = ingest.directory_job_create(root=ROOT / "fixtures" / "govuk")
-            Celery("navigator-test", broker=broker).send_task(
+            Celery("navigator-test", broker=broker, set_as_current=False).send_task(
                 "knowledge.tasks.ingest_batch", args=[job.pk]
             )
             wait_for(job_finished(job), process, "the batch sent after Redis returned")
@@ -400,7 +400,7 @@ def test_beat_publishes_again_by_itself_once_redis_returns(caplog):
     redis_server = Redis(_free_port())
     redis_server.start()
     broker = f"redis://127.0.0.1:{redis_server.port}/0"
-    app = Celery("navigator-beat-test", broker=broker)
+    app = Celery("navigator-beat-test", broker=broker, set_as_current=False)
     app.conf.task_routes = project_app.conf.task_routes
     scheduler = Scheduler(app=app, lazy=True)
     entry = ScheduleEntry(

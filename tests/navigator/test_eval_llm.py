@@ -173,25 +173,9 @@ def test_eval_llm_writes_a_complete_report_from_the_fake_server(
     fake_openai.responder = stand_in_model
     corpus, files = inputs
     out = tmp_path / "report"
-    call_command(
-        "eval_llm",
-        "--corpus",
-        str(corpus),
-        "--questions",
-        str(files["questions"]),
-        "--verify-cases",
-        str(files["verify"]),
-        "--tool-cases",
-        str(files["tools"]),
-        "--captured-on",
-        "2024-12-15",
-        "--audit-size",
-        "3",
-        "--runs",
-        "2",
-        "--out",
-        str(out),
-    )
+    run_eval_llm(corpus, files, out)
+    steps = {s["name"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
+    assert not {name: step["error"] for name, step in steps.items() if step["error"]}
     report = (out / "report.md").read_text()
     for heading in (
         "### Retrieval",
@@ -202,7 +186,6 @@ def test_eval_llm_writes_a_complete_report_from_the_fake_server(
         "## Audit sample",
     ):
         assert heading in report, heading
-    steps = {s["name"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
     extraction = steps["extract (openai)"]
     assert extraction["figures"]["units_made"] >= 2 and extraction["prompt_tokens"] >= 4000
     assert extraction["cost_usd"] > 0
@@ -238,3 +221,12 @@ def test_a_failing_step_is_reported_and_the_run_goes_on(
     assert steps["eval_tool_calls (heuristic router)"]["figures"]["recall"] == 1.0
     assert steps["extract (openai)"]["figures"]["by_status"] == {"failed": 2}
     assert "| eval_tool_calls (openai router, 1 runs) |" in (out / "report.md").read_text()
+
+
+def run_eval_llm(corpus, files, out):
+    call_command(
+        "eval_llm",
+        *("--corpus", str(corpus), "--questions", str(files["questions"])),
+        *("--verify-cases", str(files["verify"]), "--tool-cases", str(files["tools"])),
+        *("--captured-on", "2024-12-15", "--audit-size", "3", "--runs", "2", "--out", str(out)),
+    )
