@@ -13,20 +13,19 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from knowledge.domain.questions import ConversationTurn
 from knowledge.evaluation.retrieval import (
     REFUSALS,
     GoldPassage,
-    QuestionFileError,
+    jsonl_records,
     normal_url,
     span_overlaps,
 )
 from knowledge.query.search import question_search
 from knowledge.retrieval import SearchParams, SearchResult
 from knowledge.retrieval.params import Profile
-from knowledge.validation import first_error
 
 K = 5
 SUGGEST_K = 10
@@ -58,19 +57,13 @@ class ProfileQuestion(BaseModel):
 
 
 def load_profile_questions(path: Path) -> list[ProfileQuestion]:
-    if not path.is_file():
-        raise QuestionFileError(f"profile question file not found: {path}")
-    records = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = ProfileQuestion.model_validate_json(line)
-            Profile.model_validate(record.profile)  # a profile the API would refuse is a file error
-        except ValidationError as error:
-            raise QuestionFileError(f"line {number}: {first_error(error)}") from None
-        records.append(record)
-    return records
+    # A profile the API would refuse is a file error.
+    return jsonl_records(
+        path,
+        ProfileQuestion,
+        what="profile question file",
+        check=lambda record: Profile.model_validate(record.profile),
+    )
 
 
 @dataclass

@@ -96,17 +96,26 @@ class QuestionResult:
 
 
 def load_questions(path: Path) -> list[DevQuestion]:
+    return jsonl_records(path, DevQuestion, what="question file")
+
+
+def jsonl_records(path: Path, model, *, what: str, check=None) -> list:
+    """One `model` a line of a JSON Lines file (blank lines skipped), each passed to `check`
+    when given; QuestionFileError naming the line and the field for one that is not."""
     if not path.is_file():
-        raise QuestionFileError(f"question file not found: {path}")
-    questions = []
+        raise QuestionFileError(f"{what} not found: {path}")
+    records = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            questions.append(DevQuestion.model_validate_json(line))
+            record = model.model_validate_json(line)
+            if check is not None:
+                check(record)
         except ValidationError as error:
             raise QuestionFileError(f"line {number}: {first_error(error)}") from None
-    return questions
+        records.append(record)
+    return records
 
 
 def normal_url(url: str) -> str:

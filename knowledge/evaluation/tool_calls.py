@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from knowledge.domain.questions import ConversationTurn
-from knowledge.evaluation.retrieval import QuestionFileError
+from knowledge.evaluation.retrieval import QuestionFileError, jsonl_records
 from knowledge.providers import HeuristicProvider
 from knowledge.query.analysis import query_analyse
-from knowledge.validation import first_error
 
 
 class _Turn(BaseModel):
@@ -47,16 +46,7 @@ class ToolCallCase(BaseModel):
 
 
 def load_tool_call_cases(path: Path) -> list[ToolCallCase]:
-    if not path.is_file():
-        raise QuestionFileError(f"tool-call case file not found: {path}")
-    cases = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            cases.append(ToolCallCase.model_validate_json(line))
-        except ValidationError as error:
-            raise QuestionFileError(f"line {number}: {first_error(error)}") from None
+    cases = jsonl_records(path, ToolCallCase, what="tool-call case file")
     if not cases:
         raise QuestionFileError(f"no cases in {path}")
     return cases

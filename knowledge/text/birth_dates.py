@@ -14,9 +14,20 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-_MONTHS = (
-    "january february march april may june july august september october november december"
-).split()
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _DATE = r"(\d{1,2})(?:st|nd|rd|th)? (" + "|".join(_MONTHS) + r") (\d{4})"
 _BORN = re.compile(
     rf"\bborn (on or before|before|on or after|after|between) {_DATE}(?:,? and {_DATE})?",

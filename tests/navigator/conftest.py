@@ -23,19 +23,26 @@ KNOWLEDGE_TABLES = (
 )
 
 
+def knowledge_base_build(pages: tuple[str, ...] | None = None) -> None:
+    """The taxonomy and the fixture pages (those named, by file stem, or all), ingested,
+    extracted (heuristic) and embedded."""
+    taxonomy_load_file()
+    job = ingest.directory_job_create(root=FIXTURES)
+    for ref in job.refs:
+        if pages is None or Path(ref).stem in pages:
+            ingest.ingest_item_run(job_id=job.pk, ref=ref)
+    concepts_embed()
+    for source in Source.objects.all():
+        for snapshot in source.snapshots.all():
+            snapshot_extract(snapshot_id=snapshot.pk)
+    units_embed()
+
+
 @pytest.fixture(scope="module")
 def kb(django_db_setup, django_db_blocker):
     """Taxonomy + the fixture pages, ingested, extracted (heuristic) and embedded, once."""
     with django_db_blocker.unblock():
-        taxonomy_load_file()
-        job = ingest.directory_job_create(root=FIXTURES)
-        for ref in job.refs:
-            ingest.ingest_item_run(job_id=job.pk, ref=ref)
-        concepts_embed()
-        for source in Source.objects.all():
-            for snapshot in source.snapshots.all():
-                snapshot_extract(snapshot_id=snapshot.pk)
-        units_embed()
+        knowledge_base_build()
         yield
         with connection.cursor() as cursor:
             cursor.execute(f"TRUNCATE {KNOWLEDGE_TABLES} RESTART IDENTITY CASCADE")

@@ -6,7 +6,6 @@ answers what the JSON API answers for the same input."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import anyio
 import httpx
@@ -16,14 +15,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from knowledge.models import Source
-from knowledge.services import ingest
-from knowledge.services.embed import concepts_embed, units_embed
-from knowledge.services.extract import snapshot_extract
-from knowledge.services.taxonomy import taxonomy_load_file
 from navigator.assistant import assistant_prompt
 from navigator.models import QueryLog
 from navigator.services import api_token_create, api_token_revoke
-from tests.navigator.conftest import FIXTURES
+from tests.navigator.conftest import knowledge_base_build
 
 PAGES = ("individual-savings-accounts", "lifetime-isa")
 INITIALIZE = {
@@ -41,15 +36,7 @@ INITIALIZE = {
 @pytest.fixture
 def live_kb(transactional_db):
     """The taxonomy and two fixture pages, committed where the live server sees them."""
-    taxonomy_load_file()
-    job = ingest.directory_job_create(root=FIXTURES)
-    for ref in (ref for ref in job.refs if Path(ref).stem in PAGES):
-        ingest.ingest_item_run(job_id=job.pk, ref=ref)
-    concepts_embed()
-    for source in Source.objects.all():
-        for snapshot in source.snapshots.all():
-            snapshot_extract(snapshot_id=snapshot.pk)
-    units_embed()
+    knowledge_base_build(PAGES)
     assert Source.objects.count() == len(PAGES)
 
 
