@@ -76,7 +76,7 @@ def verify_answer(payload: VerifyIn) -> tuple[dict, dict]:
         cited_unit_ids=payload.cited_unit_ids,
         judge=claim_judge(),
         asked=_last_question(payload.conversation),
-        person=payload.profile.person() if payload.profile else None,
+        person=payload.profile.person(on=payload.as_of) if payload.profile else None,
     )
     body = presenters.verification_payload(checked)
     return body, {

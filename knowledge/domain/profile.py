@@ -10,11 +10,13 @@ the rest are for everyone."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
 from knowledge.text.applicability import EMPLOYMENTS, STUDENT_LOAN_PLANS, Applicability
+from knowledge.text.birth_dates import birth_range_of_age
 from knowledge.text.nations import NATION_NAMES, NATIONS
 
 # The codes a profile and a unit's applicability share, written once (knowledge.text).
@@ -44,9 +46,14 @@ class Person:
     children_ages: tuple[int, ...] | None = None
     benefits: frozenset[str] | None = None
     student_loan_plan: str | None = None
+    # The day `age` is on (the search's), which dates of birth are compared on; not a field
+    # the person gave.
+    age_on: dt.date | None = field(default=None, compare=False)
 
     def fields_present(self) -> list[str]:
-        return [name for name, value in self.__dict__.items() if value is not None]
+        return [
+            name for name, value in self.__dict__.items() if value is not None and name != "age_on"
+        ]
 
     def is_empty(self) -> bool:
         return not self.fields_present()
@@ -92,13 +99,19 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             selective=profile.nation != "england",
         )
     if profile.age is not None:
-        if applicability.age_min is not None or applicability.age_max is not None:
-            low, high = applicability.age_min or 0, applicability.age_max
-            compare(
-                low <= profile.age and (high is None or profile.age <= high),
-                _ages(low, high),
-                selective=low >= SINGLES_OUT["age_from"] or (high or 200) <= SINGLES_OUT["age_to"],
-            )
+        ages = _by_age(applicability, profile)
+        births = _by_birth(applicability, profile)
+        if ages and births:
+            # gov.uk gives both as ways of saying who ("if: you're under 16; you were born on
+            # or before 8 April 1948"): either holding is enough.
+            holding = next((condition for condition in (ages, births) if condition[0]), None)
+            if holding is not None:
+                compare(True, holding[1], selective=holding[2])
+            else:
+                compare(False, f"{ages[1]}, or {births[1].removeprefix('for people ')}")
+        elif ages or births:
+            holds, description, selective = ages or births
+            compare(holds, description, selective=selective)
         if applicability.state_pension_age:
             reached = profile.age >= STATE_PENSION_AGE
             compare(
@@ -158,6 +171,47 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             )
     applies = False if contradicted else True if matched else None
     return Fit(applies, matched, contradicted, singling_out)
+
+
+def _by_age(applicability: Applicability, person: Person) -> tuple[bool, str, bool] | None:
+    if applicability.age_min is None and applicability.age_max is None:
+        return None
+    low, high = applicability.age_min or 0, applicability.age_max
+    return (
+        low <= person.age and (high is None or person.age <= high),
+        _ages(low, high),
+        low >= SINGLES_OUT["age_from"] or (high or 200) <= SINGLES_OUT["age_to"],
+    )
+
+
+def _by_birth(applicability: Applicability, person: Person) -> tuple[bool, str, bool] | None:
+    """Whether every date of birth the person's age allows is inside the statement's range
+    (True), outside it (False); None when it cannot tell (they may be either side)."""
+    born_from, born_before = applicability.born_from, applicability.born_before
+    if born_from is None and born_before is None:
+        return None
+    earliest, latest = birth_range_of_age(person.age, person.age_on or dt.date.today())
+    inside = (born_from is None or earliest >= born_from) and (
+        born_before is None or latest < born_before
+    )
+    outside = (born_from is not None and latest < born_from) or (
+        born_before is not None and earliest >= born_before
+    )
+    if not (inside or outside):
+        return None
+    return inside, _births(born_from, born_before), True
+
+
+def _births(born_from: dt.date | None, born_before: dt.date | None) -> str:
+    def day(d: dt.date) -> str:
+        return f"{d.day} {d:%B %Y}"
+
+    last = None if born_before is None else born_before - dt.timedelta(days=1)
+    if born_from is not None and last is not None:
+        return f"for people born between {day(born_from)} and {day(last)}"
+    if born_from is not None:
+        return f"for people born on or after {day(born_from)}"
+    return f"for people born on or before {day(last)}"
 
 
 def _children(low: int, high: int | None) -> str:

@@ -79,8 +79,8 @@ def profile_suggest(
     *, profile: Profile, as_of: dt.date | None = None, k: int = 10
 ) -> SuggestResult:
     started = time.perf_counter()
-    person = profile.person()
     day = as_of or timezone.localdate()
+    person = profile.person(on=day)
     events = life_events_for(person, query_vocabulary().life_events)
     narrowed = narrowed_concepts(person, day=day)
     sources: list[list[tuple[str, str]]] = [narrowed] + [

@@ -90,8 +90,10 @@ class Profile(BaseModel):
     def fields_present(self) -> list[str]:
         return sorted(self.model_dump(exclude_none=True))
 
-    def person(self) -> Person:
+    def person(self, *, on: dt.date | None = None) -> Person:
+        """The person, their age taken as on `on` (today when not given)."""
         return Person(
+            age_on=on,
             age=self.age,
             nation=self.nation,
             annual_income=None if self.annual_income is None else Decimal(str(self.annual_income)),

@@ -120,7 +120,7 @@ def concept_search(
 
     if params.profile is not None:
         step = time.perf_counter()
-        profile_label(hits, params.profile.person())
+        profile_label(hits, params.profile.person(on=params.as_of))
         timings["profile"] = _ms(step)
 
     step = time.perf_counter()

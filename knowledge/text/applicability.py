@@ -11,10 +11,12 @@ Nothing read means the statement is for everyone (UK-wide, any age, any income).
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
 
+from knowledge.text.birth_dates import births_read
 from knowledge.text.nations import NATIONS, names_a_nation, nations_read
 
 EMPLOYMENTS = ("employed", "self_employed", "unemployed", "retired", "student")
@@ -47,6 +49,8 @@ class Applicability:
     age_min: int | None = None
     age_max: int | None = None
     state_pension_age: str = ""  # "under" or "reached"
+    born_from: dt.date | None = None  # the reader's date of birth, from (inclusive)
+    born_before: dt.date | None = None  # and before (exclusive)
     income_min: Decimal | None = None
     income_max: Decimal | None = None
     employment: frozenset[str] = frozenset()
@@ -67,6 +71,8 @@ class Applicability:
             "age_min": self.age_min,
             "age_max": self.age_max,
             "state_pension_age": self.state_pension_age,
+            "born_from": None if self.born_from is None else self.born_from.isoformat(),
+            "born_before": None if self.born_before is None else self.born_before.isoformat(),
             "income_min": None if self.income_min is None else str(self.income_min),
             "income_max": None if self.income_max is None else str(self.income_max),
             "employment": sorted(self.employment),
@@ -90,6 +96,8 @@ class Applicability:
             age_min=data.get("age_min"),
             age_max=data.get("age_max"),
             state_pension_age=data.get("state_pension_age", ""),
+            born_from=_day(data.get("born_from")),
+            born_before=_day(data.get("born_before")),
             employment=frozenset(data.get("employment", ())),
             partner=data.get("partner"),
             children_min=data.get("children_min"),
@@ -409,6 +417,7 @@ def applicability_read(
             nations=frozenset(nations) if set(nations) != set(NATIONS) else frozenset()
         )
     age_min, age_max, pension = ages_read(text)
+    born_from, born_before = births_read(text)
     income_min, income_max = incomes_read(text)
     circumstances = circumstances_read(text, headings)
     basis = [f"nations from {nation_basis}"] if nation_basis else []
@@ -417,6 +426,8 @@ def applicability_read(
         age_min=age_min,
         age_max=age_max,
         state_pension_age=pension,
+        born_from=born_from,
+        born_before=born_before,
         income_min=income_min,
         income_max=income_max,
         basis=tuple(basis),
@@ -466,8 +477,22 @@ def applicability_checked(data) -> dict:
                 raise ValueError
         except (ValueError, ArithmeticError):
             raise ValueError(f"{key}: an amount in £ a year, e.g. 60000") from None
+    for key in ("born_from", "born_before"):
+        if data.get(key) is not None and not _plausible_birth(data[key]):
+            raise ValueError(f"{key}: a date of birth, YYYY-MM-DD, e.g. 1951-04-06")
     if data.get("state_pension_age", "") not in ("", "under", "reached"):
         raise ValueError("state_pension_age: under or reached")
     if data.get("partner") not in (None, True, False):
         raise ValueError("partner: true (couples), false (single people) or left out")
     return Applicability.from_json(data).as_json()
+
+
+def _day(value) -> dt.date | None:
+    return None if value is None else dt.date.fromisoformat(value)
+
+
+def _plausible_birth(value) -> bool:
+    try:
+        return dt.date(1890, 1, 1) <= dt.date.fromisoformat(value) <= dt.date(2100, 1, 1)
+    except (TypeError, ValueError):
+        return False

@@ -4,7 +4,8 @@ born before 6 April 1935", "born between 6 April 2006 and 5 April 2008". Read as
 birth dates, `born_from` inclusive and `born_before` exclusive.
 
 A child's date of birth ("children born before 6 April 2017") is a condition on the child,
-not on the reader, and is not read. Alternatives in one statement ("a man born on or after
+not on the reader, and is not read; nor is one that may be either of two people's ("you or
+your partner were born before …"), a bracket's or one list item's. Alternatives in one statement ("a man born on or after
 6 April 1951, a woman born on or after 6 April 1953") are read as their union; a statement
 that speaks of both sides of a date ("born on or before 8 April 1948 … born after 8 April
 1948") narrows no one."""
@@ -39,7 +40,15 @@ _SOMEONE_ELSE = re.compile(
     r"grandchild\w*|stillborn|they|them|deceased)\b",
     re.IGNORECASE,
 )
-_CLAUSE_START = re.compile(r"[.;:\n•]|\bif\b|\bunless\b|\bwho\b", re.IGNORECASE)
+_CLAUSE_START = re.compile(r"\.(?=\s)|[;:\n•]|\bif\b|\bunless\b|\bwho\b", re.IGNORECASE)
+# "you or your partner were born before …": either of two people, and a profile gives one
+# date of birth only.
+_EITHER_OF_TWO = re.compile(
+    r"\byou or your (?:partner|husband|wife|civil partner|spouse)\b", re.IGNORECASE
+)
+# An item of a list that names a thing before its own condition ("Winter Fuel Payment - if
+# you were born on or before 5 July 1952"): the condition is that item's, not the statement's.
+_ITEM_OF_ITS_OWN = re.compile(r"^\s*[A-Z][\w' ]*?\s[-–]\s*if\b")
 
 
 def births_read(text: str) -> tuple[dt.date | None, dt.date | None]:
@@ -75,10 +84,18 @@ def births_read(text: str) -> tuple[dt.date | None, dt.date | None]:
 
 
 def _about_someone_else(text: str, position: int) -> bool:
-    """The words since the clause began say whose birth it is."""
+    """The words since the clause began say whose birth it is (a child's, either of two
+    people's), or the date qualifies something else: a bracket's ("£277.08 a month (born
+    before 6 April 2017)"), one list item's."""
     starts = [m.end() for m in _CLAUSE_START.finditer(text, 0, position)]
     clause = text[starts[-1] if starts else 0 : position]
-    return bool(_SOMEONE_ELSE.search(clause))
+    item_start = max(text.rfind(";", 0, position), text.rfind(":", 0, position)) + 1
+    return bool(
+        _SOMEONE_ELSE.search(clause)
+        or _EITHER_OF_TWO.search(clause)
+        or text[:position].rstrip().endswith("(")
+        or _ITEM_OF_ITS_OWN.match(text[item_start:position])
+    )
 
 
 def _date(day: str | None, month: str | None, year: str | None) -> dt.date | None:

@@ -173,9 +173,11 @@ def test_eval_llm_writes_a_complete_report_from_the_fake_server(
     fake_openai.responder = stand_in_model
     corpus, files = inputs
     out = tmp_path / "report"
-    run_eval_llm(corpus, files, out)
-    steps = {s["name"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
-    assert not {name: step["error"] for name, step in steps.items() if step["error"]}
+    try:
+        run_eval_llm(corpus, files, out)
+    finally:
+        steps = {s["name"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
+        assert not {name: step["error"] for name, step in steps.items() if step["error"]}
     report = (out / "report.md").read_text()
     for heading in (
         "### Retrieval",
