@@ -232,3 +232,43 @@ def run_eval_llm(corpus, files, out):
         *("--verify-cases", str(files["verify"]), "--tool-cases", str(files["tools"])),
         *("--captured-on", "2024-12-15", "--audit-size", "3", "--runs", "2", "--out", str(out)),
     )
+
+
+@pytest.mark.slow
+def test_the_script_make_runs_builds_its_own_database_and_writes_the_report(
+    fake_openai, inputs, tmp_path
+):
+    """`.ci/eval_llm` (what `make eval-llm` runs once installed), end to end in a process of
+    its own: a fresh embedded database under var/eval-*, the model at the fake server."""
+    fake_openai.responder = stand_in_model
+    corpus, files = inputs
+    var_dir = f"var/eval-llm-test-{os.getpid()}"
+    out = tmp_path / "report"
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NAVIGATOR_VAR_DIR")},
+        "OPENAI_API_KEY": "test-key",
+        "OPENAI_BASE_URL": fake_openai.base_url,
+        "EVAL_LLM_VAR_DIR": var_dir,
+        "LLM_MAX_RETRIES": "0",
+    }
+    try:
+        result = subprocess.run(
+            [
+                ".ci/eval_llm",
+                *("--corpus", str(corpus), "--questions", str(files["questions"])),
+                *("--verify-cases", str(files["verify"]), "--tool-cases", str(files["tools"])),
+                *("--audit-size", "2", "--runs", "1", "--out", str(out)),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        shutil.rmtree(ROOT / var_dir, ignore_errors=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "eval-llm: report written to" in result.stdout
+    steps = {s["name"]: s for s in json.loads((out / "report.json").read_text())["steps"]}
+    assert steps["extract (openai)"]["figures"]["units_made"] >= 2
+    assert not [name for name, step in steps.items() if step["error"]]

@@ -128,6 +128,11 @@ def _broker_pools_forgotten(app) -> None:
         app._pool.force_close_all()
     app._pool = None
     app.amqp._producer_pool = None
+    # kombu keeps producer pools in a registry of its own, by connection: a pool closed here
+    # would be handed out again to the next producer for the same broker.
+    from kombu import pools
+
+    pools.reset()
 
 
 @pytest.mark.django_db
