@@ -27,7 +27,7 @@ from knowledge.domain.questions import LifeEventInfo
 from knowledge.embeddings import query_vectors
 from knowledge.models import Concept
 from knowledge.query.vocabulary import query_vocabulary
-from knowledge.retrieval import ConceptHit, SearchParams, concept_search
+from knowledge.retrieval import UNITS_PER_CONCEPT, ConceptHit, SearchParams, concept_search
 from knowledge.retrieval.applies import concept_place
 from knowledge.retrieval.params import Profile
 from knowledge.retrieval.sql import VISIBLE_ON_DAY
@@ -91,7 +91,10 @@ def profile_suggest(
     found: dict[int, Suggestion] = {}
     for (text, reason), vector in zip(searches, vectors, strict=True):
         params = SearchParams(query=text, k=PER_SEARCH, as_of=day, profile=profile)
-        result = concept_search(params=params, query_vector=vector, with_context=False)
+        # Off the question's path: twice the units read, for the ones naming this person.
+        result = concept_search(
+            params=params, query_vector=vector, with_context=False, units_read=2 * UNITS_PER_CONCEPT
+        )
         for hit in result.concepts:
             if hit.below_quality or concept_place(hit) == 2:
                 continue  # not about this, or mostly for other people

@@ -13,11 +13,16 @@ from knowledge.text.applicability import Applicability
 _PLACE = {True: 0, None: 1, False: 2}
 
 
-def profile_label(hits: list[ConceptHit], person: Person) -> None:
-    """Set each unit's `fit` for `person`, and order each concept's units by it."""
+def profile_label(hits: list[ConceptHit], person: Person, *, shown: int | None = None) -> None:
+    """Set each unit's `fit` for `person`, and order each concept's units by it. With
+    `shown`, the units were read beyond it (nearest the question first): the first `shown`
+    stay, and of the others those that single this person out join them."""
     for hit in hits:
         for unit_hit in hit.units:
             unit_hit.fit = profile_fit(Applicability.from_json(unit_hit.unit.applicability), person)
+        if shown is not None:
+            nearest, beyond = hit.units[:shown], hit.units[shown:]
+            hit.units = nearest + [u for u in beyond if u.fit.applies and u.fit.singling_out]
         hit.units.sort(key=_unit_place)
 
 

@@ -66,9 +66,11 @@ def load_hits(
     day: dt.date,
     visible_only: bool,
     reviewed_only: bool = False,
+    per_concept: int = UNITS_PER_CONCEPT,
 ) -> tuple[list[ConceptHit], TopicFacts | None]:
-    """The kept concepts with their units, and what the knowledge base holds on the topic
-    (the concept nearest the question), which the outcome weighs: one query for both."""
+    """The kept concepts with their units (the `per_concept` nearest the question each), and
+    what the knowledge base holds on the topic (the concept nearest the question), which the
+    outcome weighs: one query for both."""
     if not kept:
         return [], None
     shown = _concepts_with_best_units(
@@ -77,6 +79,7 @@ def load_hits(
         topic_id=topic_id,
         day=day if visible_only else None,
         reviewed_only=reviewed_only,
+        per_concept=per_concept,
     )
     concepts, units = shown.concepts, shown.units
     by_concept: dict[int, list[UnitHit]] = defaultdict(list)
@@ -141,7 +144,13 @@ THRESHOLD_COLUMNS = ("id", "valid_from", "valid_to", "superseded_by_id", "supers
 
 
 def _concepts_with_best_units(
-    vector, *, concept_ids: list[int], topic_id: int | None, day, reviewed_only: bool
+    vector,
+    *,
+    concept_ids: list[int],
+    topic_id: int | None,
+    day,
+    reviewed_only: bool,
+    per_concept: int,
 ) -> _Shown:
     """The concepts shown, and each one's units nearest the query (the top few a concept,
     ranked and cut by PostgreSQL) with their page, part URL, snapshot date, other pages and
@@ -204,7 +213,7 @@ def _concepts_with_best_units(
         "concepts": concept_ids,
         "topic": topic_id,
         "day": day,
-        "per_concept": UNITS_PER_CONCEPT,
+        "per_concept": per_concept,
     }
     return _rows_shown(prepared_rows(sql, params), topic_id=topic_id)
 

@@ -15,7 +15,7 @@ from knowledge.embeddings import get_embedder
 from knowledge.models import Category
 from knowledge.retrieval.applies import nothing_for_this_person, profile_label
 from knowledge.retrieval.context import assemble_context
-from knowledge.retrieval.hits import ConceptHit, load_hits
+from knowledge.retrieval.hits import UNITS_PER_CONCEPT, ConceptHit, load_hits
 from knowledge.retrieval.outcome import decide_outcome
 from knowledge.retrieval.params import SearchParams
 from knowledge.retrieval.ranking import apply_quality, rank
@@ -63,9 +63,12 @@ def concept_search(
     params: SearchParams,
     query_vector: np.ndarray | None = None,
     with_context: bool = True,
+    units_read: int | None = None,
 ) -> SearchResult:
     """One search, stage by stage. `with_context=False` leaves the context and sources
     empty, for a caller that merges several searches and assembles the context once.
+    `units_read`: how many of each concept's units nearest the words are read for a person
+    (more find the one naming them further down; fewer cost less), UNITS_PER_CONCEPT shown.
 
     With `min_review` "signed_off" only reviewed units are searched; when none answers, the
     search runs again over every unit to tell `not_reviewed` (facts are held, none of them
@@ -115,12 +118,17 @@ def concept_search(
         day=day,
         visible_only=visible_only,
         reviewed_only=reviewed_only,
+        # For a person, more units are read, so that one naming them ranks in its concept
+        # though a few others are nearer the words (profile_label keeps those).
+        per_concept=UNITS_PER_CONCEPT
+        if params.profile is None
+        else units_read or UNITS_PER_CONCEPT + UNITS_PER_CONCEPT // 2,
     )
     timings["units"] = _ms(step)
 
     if params.profile is not None:
         step = time.perf_counter()
-        profile_label(hits, params.profile.person(on=params.as_of))
+        profile_label(hits, params.profile.person(on=params.as_of), shown=UNITS_PER_CONCEPT)
         timings["profile"] = _ms(step)
 
     step = time.perf_counter()

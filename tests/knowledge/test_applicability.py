@@ -276,6 +276,30 @@ def test_units_naming_more_of_what_singles_the_person_out_come_first():
     assert concept.units[-1].fit.reason == "for single people"
 
 
+def test_units_read_beyond_those_shown_join_only_when_they_single_the_person_out():
+    from knowledge.models import AtomicUnit
+    from knowledge.retrieval.applies import profile_label
+    from knowledge.retrieval.hits import ConceptHit, UnitHit
+
+    def hit(text, applicability):
+        return UnitHit(AtomicUnit(text=text, applicability=applicability), 0.7, "current", "")
+
+    nearest = [hit(f"rule {n} for everyone", {}) for n in range(3)]
+    over_60 = hit(
+        "You're not eligible for a Maintenance Loan if you're 60 or over", {"age_min": 60}
+    )
+    also_everyone = hit("You can apply online.", {})
+    adults = hit("You must be 18 or over.", {"age_min": 18})  # names the person, not few
+    concept = ConceptHit(
+        None, 0.7, 0.7, 0.7, 0.0, False, [*nearest, adults, also_everyone, over_60]
+    )
+    profile_label([concept], Person(age=63), shown=3)
+    assert [u.unit.text for u in concept.units] == [
+        over_60.unit.text,
+        *(u.unit.text for u in nearest),
+    ]
+
+
 def test_a_bound_in_brackets_or_on_savings_does_not_narrow_the_statement():
     loan = applicability_read(
         "have savings of more than £1,000 (£2,000 if you or your partner are 63 or over); "
