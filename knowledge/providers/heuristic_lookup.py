@@ -108,6 +108,8 @@ _MONEY_WORDS = (
             "economy",
             "fund",
             "funds",
+            "gift",
+            "gifts",
             "income",
             "inflation",
             "interest",
@@ -195,9 +197,10 @@ _OWN_PLAN = re.compile(
     r"categories|fund|savings goals?|accounts?)\b"
     r"|\b(?:i|we)\s+(?:spent|spend|budgeted|budget)\b|\bspent on\b"
     r"|\b(?:password|notifications?|settings|log ?in|sign ?in|button|screen|menu|export|"
-    r"csv|the app|this app|dark mode|link|unlink|connect|sync)\b"
+    r"csv|apps?|dark mode|link|unlink|connect|sync|remind me|reminder)\b"
     r"|\b(?:my|our) (?:net worth|balance)\b"
-    r"|^\W*(?:move|transfer|show(?: me)?|add|link|turn (?:on|off)|change|set up|delete)\b",
+    r"|^\W*(?:please\s+)?(?:move|transfer|show(?: me)?|add|link|turn (?:on|off)|change|set|"
+    r"delete|rename)\b",
     re.I,
 )
 # A sum to work out: figures joined by arithmetic.
@@ -216,7 +219,8 @@ _COUNTRIES = (
 # Another country's rules: a place abroad, or a scheme of one.
 _ABROAD = re.compile(
     rf"\b(?:in|for|from|of)\s+(?:{_COUNTRIES})\b|\b(?:{_COUNTRIES})(?:'s|n)\b"
-    r"|\b(?:401\s?\(?k\)?|403\s?\(?b\)?|roth ira|superannuation|kiwisaver|irs)\b",
+    r"|\b(?:401\s?\(?k\)?|403\s?\(?b\)?|roth ira|superannuation|kiwisaver|irs|sales tax|"
+    r"federal (?:tax|income tax)|social security number|medicare|medicaid)\b",
     re.I,
 )
 # A UK rule about someone with a life abroad ("my partner works in Germany", "years I worked

@@ -48,6 +48,7 @@ def analysed(vocabulary, message: str, conversation=()):
         "I earned £14,000 in 2023-24, do I get money back?",  # a year's range is not a sum
         "What's the minimum wage for 18-20 year olds?",
         "What help is there with mortgage interest if I lose my job?",
+        "what's the most i can gift my grandkids",
     ],
 )
 def test_a_turn_about_a_uk_rule_needs_a_lookup(vocabulary, message):
@@ -71,6 +72,9 @@ def test_a_turn_about_a_uk_rule_needs_a_lookup(vocabulary, message):
         ("Should I buy Tesla shares?", "general"),
         ("What are the income tax rates in Germany?", "other_country"),
         ("How does the pension system work in France?", "other_country"),
+        ("What's the sales tax in California?", "other_country"),
+        ("please set a budget of £300 for food", "own_plan"),
+        ("remind me to pay my rent on Friday", "own_plan"),
         ("What's a Roth IRA?", "other_country"),
     ],
 )
