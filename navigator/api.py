@@ -69,7 +69,7 @@ class TokenAuth(HttpBearer):
         stages.mark("routing")  # the middleware, the URL's resolution, ninja's dispatch
         if AUTH_FAILURES.blocked(request):
             raise TooManyAuthFailures(AUTH_FAILURES.seconds_left())
-        if declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
+        if _declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
             raise BodyTooLarge()
         token = super().__call__(request)
         stages.mark("auth")
@@ -79,7 +79,7 @@ class TokenAuth(HttpBearer):
         return services.api_token_authenticate(raw=token)
 
 
-def declared_body_bytes(request: HttpRequest) -> int:
+def _declared_body_bytes(request: HttpRequest) -> int:
     try:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:

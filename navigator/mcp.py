@@ -28,12 +28,13 @@ from django.views.decorators.csrf import csrf_exempt
 from mcp.server.lowlevel.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.responses import NinjaJSONEncoder
 from pydantic import BaseModel, ValidationError
 
 from knowledge.retrieval import SearchError
 from navigator import answers, services
-from navigator.api import AUTH_FAILURES, TOKEN_THROTTLE, declared_body_bytes, refused
+from navigator.api import TOKEN_THROTTLE, TokenAuth, api, refused
 from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
 from navigator.outages import DatabaseUnavailable, database_unavailable_detail
 from navigator.schemas import (
@@ -271,39 +272,19 @@ _LOOP = _Loop()
 
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
-    """Authenticated, throttled and refused as the JSON API is, then handed to the SDK."""
-    if AUTH_FAILURES.blocked(request):
-        response = refused(
-            request,
-            429,
-            "too many failed authentications from this address: retry in "
-            f"{AUTH_FAILURES.seconds_left()} s",
-        )
-        response["Retry-After"] = str(AUTH_FAILURES.seconds_left())
-        return response
-    if declared_body_bytes(request) > settings.API_MAX_BODY_BYTES:
-        return refused(request, 413, f"body: larger than {settings.API_MAX_BODY_BYTES} bytes")
-    scheme, _, raw = request.headers.get("Authorization", "").partition(" ")
-    token = (
-        services.api_token_authenticate(raw=raw.strip())
-        if scheme.lower() == "bearer" and raw.strip()
-        else None
-    )
-    if token is None:
-        AUTH_FAILURES.record_failure(request)
-        response = refused(
-            request, 401, "a valid API token is required: Authorization: Bearer <token>"
-        )
-        response["WWW-Authenticate"] = "Bearer"
-        return response
-    request.auth = token
-    if not TOKEN_THROTTLE.allow_request(request):
-        wait = TOKEN_THROTTLE.wait()
-        response = refused(
-            request, 429, "too many requests for this token", kind=f"throttled:{token.pk}"
-        )
-        if wait:
-            response["Retry-After"] = str(int(wait))
+    """Authenticated, throttled and refused by the JSON API's own gate and handlers, then
+    handed to the SDK."""
+    try:
+        token = TokenAuth()(request)  # a blocked address, an oversized body, the bearer token
+        if token is None:
+            raise AuthenticationError()
+        request.auth = token
+        if not TOKEN_THROTTLE.allow_request(request):
+            raise Throttled(TOKEN_THROTTLE.wait())
+    except (AuthenticationError, HttpError, Throttled) as refusal:
+        response = api.on_exception(request, refusal)
+        if response.status_code == 401:
+            response["WWW-Authenticate"] = "Bearer"  # as MCP clients expect
         return response
     if request.method not in ("POST", "DELETE"):
         # Stateless: no stream of the server's own messages to open with GET.
