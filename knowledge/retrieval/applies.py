@@ -22,7 +22,10 @@ def profile_label(hits: list[ConceptHit], person: Person, *, shown: int | None =
             unit_hit.fit = profile_fit(Applicability.from_json(unit_hit.unit.applicability), person)
         if shown is not None:
             nearest, beyond = hit.units[:shown], hit.units[shown:]
-            hit.units = nearest + [u for u in beyond if u.fit.applies and u.fit.singling_out]
+            named = [u for u in beyond if u.fit.applies and u.fit.singling_out]
+            for unit_hit in named:
+                unit_hit.named_not_near = True
+            hit.units = nearest + named
         hit.units.sort(key=_unit_place)
 
 
@@ -67,7 +70,7 @@ def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
 
 
 def _for_others_only(hit: ConceptHit) -> bool:
-    labelled = [u for u in hit.units if u.fit is not None]
+    labelled = [u for u in hit.units if u.fit is not None and not u.named_not_near]
     return bool(labelled) and not any(_answers_them(u) for u in labelled)
 
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models.base import ModelState
 
-from knowledge.domain.profile import Fit
+from knowledge.domain.profile import Fit, Person
 from knowledge.domain.temporal import NEWER_PERIOD
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
+from knowledge.retrieval.person_sql import NAMING_UNITS_READ, person_named_sql
 from knowledge.retrieval.sql import (
     NEWER_PERIOD_KNOWN,
     VISIBLE_ON_DAY,
@@ -34,6 +35,9 @@ class UnitHit:
     temporal_status: str
     part_url: str
     fit: Fit | None = None  # with a profile: whether the unit is for this person
+    # Read from further down its concept because it names the person, not for its nearness
+    # to the question: it does not say on its own that the question is answered for them.
+    named_not_near: bool = False
 
 
 @dataclass
@@ -67,10 +71,12 @@ def load_hits(
     visible_only: bool,
     reviewed_only: bool = False,
     per_concept: int = UNITS_PER_CONCEPT,
+    person: Person | None = None,
 ) -> tuple[list[ConceptHit], TopicFacts | None]:
-    """The kept concepts with their units (the `per_concept` nearest the question each), and
-    what the knowledge base holds on the topic (the concept nearest the question), which the
-    outcome weighs: one query for both."""
+    """The kept concepts with their units (the `per_concept` nearest the question each, and
+    for a `person` those further down that name them), and what the knowledge base holds on
+    the topic (the concept nearest the question), which the outcome weighs: one query for
+    both."""
     if not kept:
         return [], None
     shown = _concepts_with_best_units(
@@ -80,6 +86,7 @@ def load_hits(
         day=day if visible_only else None,
         reviewed_only=reviewed_only,
         per_concept=per_concept,
+        person=person,
     )
     concepts, units = shown.concepts, shown.units
     by_concept: dict[int, list[UnitHit]] = defaultdict(list)
@@ -151,6 +158,7 @@ def _concepts_with_best_units(
     day,
     reviewed_only: bool,
     per_concept: int,
+    person: Person | None = None,
 ) -> _Shown:
     """The concepts shown, and each one's units nearest the query (the top few a concept,
     ranked and cut by PostgreSQL) with their page, part URL, snapshot date, other pages and
@@ -167,6 +175,7 @@ def _concepts_with_best_units(
     unit_columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
     threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
     newer_period = NEWER_PERIOD.sql(table="t")
+    names_person, person_params = person_named_sql(person, table="ranked")
     sql = f"""
         WITH best AS MATERIALIZED (  -- ranked once, whatever the join order below
             SELECT ranked.*, src.url, src.status, ps.fetched_at, ps.captured_on, {_PART_URL_SQL},
@@ -188,6 +197,7 @@ def _concepts_with_best_units(
             JOIN knowledge_pagesnapshot ps ON ps.id = ranked.snapshot_id
             LEFT JOIN {users} corrector ON corrector.id = ranked.corrected_by_id
             WHERE ranked.place <= %(per_concept)s
+               OR (ranked.place <= {NAMING_UNITS_READ} AND {names_person})
         )
         SELECT c.id, c.taxonomy_id, c.name, c.category_id, cat.slug, cat.name,
                CASE WHEN c.id = %(topic)s THEN (
@@ -214,6 +224,7 @@ def _concepts_with_best_units(
         "topic": topic_id,
         "day": day,
         "per_concept": per_concept,
+        **person_params,
     }
     return _rows_shown(prepared_rows(sql, params), topic_id=topic_id)
 

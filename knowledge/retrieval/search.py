@@ -111,6 +111,7 @@ def concept_search(
 
     step = time.perf_counter()
     topic_id = concept_rows[0][0] if concept_rows else None
+    person = params.profile.person(on=params.as_of) if params.profile is not None else None
     hits, topic = load_hits(
         kept,
         vector_text,
@@ -123,12 +124,13 @@ def concept_search(
         per_concept=UNITS_PER_CONCEPT
         if params.profile is None
         else units_read or UNITS_PER_CONCEPT + UNITS_PER_CONCEPT // 2,
+        person=person,
     )
     timings["units"] = _ms(step)
 
     if params.profile is not None:
         step = time.perf_counter()
-        profile_label(hits, params.profile.person(on=params.as_of), shown=UNITS_PER_CONCEPT)
+        profile_label(hits, person, shown=UNITS_PER_CONCEPT)
         timings["profile"] = _ms(step)
 
     step = time.perf_counter()

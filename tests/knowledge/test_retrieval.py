@@ -252,3 +252,29 @@ def test_the_unit_query_s_ef_search_follows_the_table_size_read_once_a_while(
     tuned = [params for text, params in sent if "set_config('hnsw.ef_search'" in text]
     grown = str(sql.ef_search_for(800_000, settings.RETRIEVAL_EF_SEARCH))
     assert grown == "1000" and [grown, "relaxed_order", "off", "off"] in tuned
+
+
+def test_for_a_person_a_unit_naming_them_is_read_from_far_down_its_concept(db):
+    """Twenty units nearer the question say nothing of Scotland; the twenty-first is for people
+    living there: a Scottish user sees it first, labelled; a search without the profile (or
+    for someone in Wales) reads only the nearest."""
+    concept = ConceptFactory(embedding=axis_vector(2))
+    for n in range(20):
+        UnitFactory(concept=concept, text=f"Rule {n}.", embedding=axis_vector(2, 0.01 * n))
+    scottish = UnitFactory(
+        concept=concept,
+        text="If you live in Scotland: You can apply for a Funeral Support Payment.",
+        applicability={"nations": ["scotland"]},
+        embedding=axis_vector(2, 3.0),
+    )
+    query = np.array(axis_vector(2))
+
+    def shown(profile):
+        params = SearchParams(query="Funeral costs?", k=1, min_results=1, profile=profile)
+        return concept_search(params=params, query_vector=query).concepts[0].units
+
+    for_scot = shown({"nation": "scotland"})
+    assert for_scot[0].unit.pk == scottish.pk and for_scot[0].fit.applies is True
+    assert for_scot[0].named_not_near  # it does not make the concept answer the question
+    assert scottish.pk not in {u.unit.pk for u in shown(None)}
+    assert scottish.pk not in {u.unit.pk for u in shown({"nation": "wales"})}

@@ -1,0 +1,56 @@
+"""Units that name a person, as an SQL condition on their stored applicability: a search for a
+person reads them from each shown concept though other units are nearer the question's words
+("If you live in Scotland: You can apply for a Funeral Support Payment" for a Scottish user
+asking about funeral costs). Loose on purpose: the condition finds the candidates by the
+readings that single a person out (knowledge.domain.profile.SINGLES_OUT); profile_fit then
+decides, unit by unit, which of them are kept."""
+
+from __future__ import annotations
+
+from knowledge.domain.profile import SINGLES_OUT, STATE_PENSION_AGE, Person
+
+# How far down a concept's units (by nearness to the question) one naming the person is read.
+NAMING_UNITS_READ = 60
+
+
+def person_named_sql(person: Person | None, *, table: str = "u") -> tuple[str, dict]:
+    """An SQL condition true of a unit whose applicability names `person` by what singles
+    them out, and its parameters; ("FALSE", {}) when nothing about them does."""
+    applies = f"{table}.applicability"
+    conditions: list[str] = []
+    params: dict = {}
+    if person is None:
+        return "FALSE", params
+    if person.nation and person.nation != "england":  # gov.uk writes for England
+        conditions.append(f"{applies}->'nations' ? %(person_nation)s")
+        params["person_nation"] = person.nation
+    if person.benefits:
+        conditions.append(f"{applies}->'benefits' ?| %(person_benefits)s::text[]")
+        params["person_benefits"] = sorted(person.benefits)
+    if person.employment and person.employment != "employed":
+        conditions.append(f"{applies}->'employment' ? %(person_employment)s")
+        params["person_employment"] = person.employment
+    if person.student_loan_plan:
+        conditions.append(f"{applies}->'student_loan_plans' ? %(person_plan)s")
+        params["person_plan"] = person.student_loan_plan
+    if person.children_ages:
+        conditions.append(f"{applies} ? 'children_min'")
+    if person.annual_income is not None:
+        income = "%(person_income)s::numeric"
+        params["person_income"] = person.annual_income
+        conditions.append(
+            f"(({applies}->>'income_min')::numeric BETWEEN {SINGLES_OUT['income_from']} AND {income})"
+            f" OR (({applies}->>'income_max')::numeric BETWEEN {income} AND {SINGLES_OUT['income_to']})"
+        )
+    if person.age is not None:
+        age = "%(person_age)s::int"
+        params["person_age"] = person.age
+        conditions.append(
+            f"(({applies}->>'age_min')::int BETWEEN {SINGLES_OUT['age_from']} AND {age})"
+            f" OR (({applies}->>'age_max')::int BETWEEN {age} AND {SINGLES_OUT['age_to']})"
+        )
+        if person.age >= STATE_PENSION_AGE:
+            conditions.append(f"{applies}->>'state_pension_age' = 'reached'")
+    if not conditions:
+        return "FALSE", params
+    return "(" + " OR ".join(f"({c})" for c in conditions) + ")", params
