@@ -70,6 +70,9 @@ class Fit:
     # Of `matched`, the conditions that single out a minority of adults (SINGLES_OUT): what
     # makes a statement news to this person rather than a rule nearly everyone meets.
     singling_out: list[str] = field(default_factory=list)
+    # Which of the person's fields (nation, age, income, work, ...) matched, and which did not.
+    matched_on: set[str] = field(default_factory=set)
+    contradicted_on: set[str] = field(default_factory=set)
 
     @property
     def reason(self) -> str:
@@ -81,8 +84,12 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
     contradicted: list[str] = []
     singling_out: list[str] = []
 
-    def compare(holds: bool, description: str, *, selective: bool = False) -> None:
+    matched_on: set[str] = set()
+    contradicted_on: set[str] = set()
+
+    def compare(holds: bool, description: str, *, on: str, selective: bool = False) -> None:
         (matched if holds else contradicted).append(description)
+        (matched_on if holds else contradicted_on).add(on)
         if holds and selective:
             singling_out.append(description)
 
@@ -96,6 +103,7 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
         compare(
             profile.nation in applicability.nations,
             f"for people living in {_nations(applicability.nations)}",
+            on="nation",
             selective=profile.nation != "england",
         )
     if profile.age is not None:
@@ -106,17 +114,18 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             # or before 8 April 1948"): either holding is enough.
             holding = next((condition for condition in (ages, births) if condition[0]), None)
             if holding is not None:
-                compare(True, holding[1], selective=holding[2])
+                compare(True, holding[1], on="age", selective=holding[2])
             else:
-                compare(False, f"{ages[1]}, or {births[1].removeprefix('for people ')}")
+                compare(False, f"{ages[1]}, or {births[1].removeprefix('for people ')}", on="age")
         elif ages or births:
             holds, description, selective = ages or births
-            compare(holds, description, selective=selective)
+            compare(holds, description, on="age", selective=selective)
         if applicability.state_pension_age:
             reached = profile.age >= STATE_PENSION_AGE
             compare(
                 reached == (applicability.state_pension_age == "reached"),
                 f"for people {'over' if applicability.state_pension_age == 'reached' else 'under'} State Pension age",
+                on="age",
                 selective=applicability.state_pension_age == "reached",
             )
     if profile.annual_income is not None:
@@ -126,20 +135,22 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             compare(
                 (low is None or income >= low) and (high is None or income <= high),
                 _incomes(low, high),
+                on="annual_income",
                 selective=(low or 0) >= SINGLES_OUT["income_from"]
                 or (high is not None and high <= SINGLES_OUT["income_to"]),
             )
     if applicability.employment and profile.employment:
-        names = " or ".join(sorted(e.replace("_", "-") for e in applicability.employment))
         compare(
             profile.employment in applicability.employment,
-            f"for people who are {names}",
+            _work(applicability.employment),
+            on="employment",
             selective=len(applicability.employment) == 1 and profile.employment != "employed",
         )
     if applicability.partner is not None and profile.partner is not None:
         compare(
             profile.partner == applicability.partner,
             "for couples" if applicability.partner else "for single people",
+            on="partner",
         )
     if applicability.children_min is not None and profile.children_ages is not None:
         count, low, high = (
@@ -148,7 +159,10 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             applicability.children_max,
         )
         compare(
-            low <= count and (high is None or count <= high), _children(low, high), selective=True
+            low <= count and (high is None or count <= high),
+            _children(low, high),
+            on="children_ages",
+            selective=True,
         )
     if applicability.student_loan_plans and profile.student_loan_plan:
         names = " or ".join(
@@ -157,6 +171,7 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
         compare(
             profile.student_loan_plan in applicability.student_loan_plans,
             f"for {names} loans",
+            on="student_loan_plan",
             selective=True,
         )
     # A benefit a statement is for matches a profile receiving it; a profile without it may
@@ -167,10 +182,11 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             compare(
                 True,
                 f"for people getting {', '.join(b.replace('_', ' ') for b in received)}",
+                on="benefits",
                 selective=True,
             )
     applies = False if contradicted else True if matched else None
-    return Fit(applies, matched, contradicted, singling_out)
+    return Fit(applies, matched, contradicted, singling_out, matched_on, contradicted_on)
 
 
 def _by_age(applicability: Applicability, person: Person) -> tuple[bool, str, bool] | None:
@@ -243,3 +259,12 @@ def _incomes(low: Decimal | None, high: Decimal | None) -> str:
     if low is not None:
         return f"for incomes over £{low:,.0f} a year"
     return f"for incomes up to £{high:,.0f} a year"
+
+
+def _work(employments: frozenset[str]) -> str:
+    """ "for people who are self-employed"; a section for all work but one says which it
+    leaves out ("not for people who are self-employed")."""
+    left_out = set(EMPLOYMENTS) - employments
+    if len(left_out) == 1:
+        return f"not for people who are {left_out.pop().replace('_', '-')}"
+    return "for people who are " + " or ".join(sorted(e.replace("_", "-") for e in employments))

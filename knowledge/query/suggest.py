@@ -131,17 +131,23 @@ _NARROWED_SQL = f"""
 
 
 def narrowed_concepts(person: Person, *, day: dt.date) -> list[tuple[str, str]]:
-    """(concept name, reason) of the concepts with the most units narrowed to this person,
-    those naming the most of what the profile says first."""
+    """(concept name, reason) of the concepts with units narrowed to this person, those naming
+    the most of what singles them out first, then those whose units match the most of what
+    the profile says ("if you're employed, you stop paying Class 1 National Insurance when you
+    reach State Pension age" is more about an employed 66-year-old than a rule for anyone
+    over State Pension age)."""
     with connection.cursor() as cursor:
         cursor.execute(_NARROWED_SQL, {"keys": sorted(PERSONAL_KEYS), "day": day})
         rows = cursor.fetchall()
     matched: dict[int, set[str]] = defaultdict(set)
+    grounds: dict[int, int] = defaultdict(int)
     for concept_id, stored in rows:
         stored = json.loads(stored) if isinstance(stored, str) else stored  # a raw cursor's JSON
         fit = profile_fit(Applicability.from_json(stored), person)
         if fit.applies and fit.singling_out:
             matched[concept_id].update(fit.singling_out)
-    ranked = sorted(matched, key=lambda cid: (-len(matched[cid]), cid))[:NARROWED_CONCEPTS]
+            grounds[concept_id] = max(grounds[concept_id], len(fit.matched_on))
+    ranked = sorted(matched, key=lambda cid: (-len(matched[cid]), -grounds[cid], cid))
+    ranked = ranked[:NARROWED_CONCEPTS]
     names = dict(Concept.objects.filter(pk__in=ranked).values_list("pk", "name"))
     return [(names[cid], "; ".join(sorted(matched[cid]))) for cid in ranked if cid in names]

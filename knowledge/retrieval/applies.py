@@ -64,9 +64,36 @@ def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
     if not hits:
         return False
     best = max(hits, key=lambda hit: hit.score)
-    if _for_others_only(best):
+    if _for_others_only(best) or _nearest_for_others(best, seen_first=hits[0]):
         return True
     return sum(_for_others_only(hit) for hit in hits) * 2 > len(hits)
+
+
+# How many of a concept's units nearest the question speak for it.
+_NEAREST = 2
+
+
+def _nearest_for_others(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
+    """The concept's units nearest the question are all for other people, and neither it
+    nor the concept shown first holds one for this person on the same grounds (their nation,
+    their work, ...): what it holds beside them is not this person's answer ("Claim by post"
+    for England, Scotland and Wales, asked where to post the form from Northern Ireland; but
+    for a Scottish user asking about PIP, "If you live in Scotland: apply for Adult Disability
+    Payment instead" is)."""
+    near = sorted(
+        (u for u in hit.units if u.fit is not None and not u.named_not_near),
+        key=lambda u: -u.similarity,
+    )[:_NEAREST]
+    if len(near) < _NEAREST or any(_answers_them(u) for u in near):
+        return False
+    grounds = set().union(*(u.fit.contradicted_on for u in near))
+    theirs = [
+        u
+        for concept in {id(hit): hit, id(seen_first): seen_first}.values()
+        for u in concept.units
+        if u.fit is not None and u.fit.applies and u.fit.matched_on & grounds
+    ]
+    return not theirs
 
 
 def _for_others_only(hit: ConceptHit) -> bool:

@@ -12,34 +12,32 @@ from django.db import transaction
 from django.db.models import Q
 
 from knowledge.models import AtomicUnit, PageSnapshot
-from knowledge.text.applicability import applicability_read
-from knowledge.text.nations import page_lines, page_nations_read
+from knowledge.text.exceptions import PageReading, page_reading, statement_applicability
+from knowledge.text.nations import page_lines
 from knowledge.text.sections import section_at
 
 
-def unit_applicability(unit: AtomicUnit, snapshot: PageSnapshot, page_nations) -> dict:
-    section = section_at(snapshot.sections or [], unit.evidence_start) or {}
-    return applicability_read(
-        unit.text,
-        heading_path=section.get("heading_path") or [],
-        page_nations=page_nations,
-        unit_type=unit.unit_type,
+def unit_applicability(unit: AtomicUnit, snapshot: PageSnapshot, page: PageReading) -> dict:
+    heading_path = (section_at(snapshot.sections or [], unit.evidence_start) or {}).get(
+        "heading_path"
+    ) or []
+    return statement_applicability(
+        unit.text, heading_path=heading_path, page=page, unit_type=unit.unit_type
     ).as_json()
 
 
-def snapshot_page_nations(snapshot: PageSnapshot):
-    """The nations the page as a whole is for, read from its title and its lines."""
+def snapshot_page_reading(snapshot: PageSnapshot) -> PageReading:
     title = snapshot.source.title or (snapshot.raw or {}).get("title", "")
-    return page_nations_read(title, page_lines(snapshot.text, snapshot.sections or []))
+    return page_reading(title, page_lines(snapshot.text, snapshot.sections or []))
 
 
 def snapshot_applicability_read(snapshot: PageSnapshot) -> int:
     """Read who each living unit of `snapshot` is for; returns how many changed. Call inside
     the transaction that stored them."""
-    page_nations = snapshot_page_nations(snapshot)
+    page = snapshot_page_reading(snapshot)
     changed = []
     for unit in _machine_set(AtomicUnit.objects.alive().filter(snapshot=snapshot)):
-        read = unit_applicability(unit, snapshot, page_nations)
+        read = unit_applicability(unit, snapshot, page)
         if read != unit.applicability:
             unit.applicability = read
             changed.append(unit)

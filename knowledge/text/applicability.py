@@ -1,8 +1,7 @@
-"""Who a statement is for, read from gov.uk English: the UK nations it is narrowed to, the
-age and income bounds of the person it speaks about, their work, household, benefits and
-student loan plan. Read from the statement's own words (list lead-in included, as the unit's
-text carries it), its heading path ("If you live in Scotland") and its page (a page that says
-people in Scotland cannot get its subject is, elsewhere, for the other nations).
+"""Who a statement is for, read from gov.uk English: the UK nations it is narrowed to, the age
+and income bounds of the person it speaks about, their work, household, benefits and student
+loan plan; from the statement's own words (list lead-in included, as the unit's text carries
+it), its heading path ("If you live in Scotland") and its page (knowledge.text.exceptions).
 
 A condition counts only where the statement is about the reader ("if you're under 25",
 "employees over State Pension age", "if you or your partner earn more than £60,000"): an age
@@ -109,7 +108,6 @@ class Applicability:
 
 
 # --- the person: age, State Pension age, income ----------------------------------------------
-
 # Words that make the age or amount after them someone else's, or not a person's at all.
 _SOMEONE_ELSE = re.compile(
     r"\b(?:child|children|son|daughter|baby|babies|young (?:person|people)|kids?|they|they're|"
@@ -339,6 +337,7 @@ def children_read(text: str) -> tuple[int | None, int | None]:
 
 
 _BENEFIT_CONDITION = r"\b(?:if|when|while) you(?: or your partner)?(?:'re| are)? (?:get|gets|getting|receive|receiving|claim|claiming|on)\b[^.;]{0,60}?"
+_BENEFIT_LIST = re.compile(_BENEFIT_CONDITION.replace("[^.;]", "[^.;:]") + ":", re.I)
 _PLAN = re.compile(r"\b(Plan [1245]|Postgraduate Loan)\b", re.I)
 
 
@@ -383,6 +382,9 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
     for code, name in BENEFIT_NAMES.items():
         if re.search(_BENEFIT_CONDITION + rf"(?:{name})", where, re.I):
             benefits.add(code)
+    for lead in _BENEFIT_LIST.finditer(where):  # "if you're getting: A; B; C" is any of them
+        listed = where[lead.end() :].split(".", 1)[0]
+        benefits |= {c for c, name in BENEFIT_NAMES.items() if re.search(name, listed, re.I)}
     plans = set()
     for match in _PLAN.finditer(where):
         plans.add(match.group(1).lower().replace(" loan", "").replace(" ", "_"))

@@ -8,32 +8,25 @@ import pytest
 from knowledge.domain.profile import Person, profile_fit
 from knowledge.text.applicability import Applicability, applicability_read
 from knowledge.text.evidence import locate_quote
+from knowledge.text.exceptions import page_reading, statement_applicability
 from knowledge.text.nations import page_lines, page_nations_read
 from knowledge.text.sections import section_at
 from tests.knowledge.test_extraction_context import corpus_units, page_input_from_file
 
 
 def _read(name: str) -> list[tuple[str, Applicability]]:
-    """(unit text, applicability) of each unit the heuristic extractor makes of the page."""
+    """(unit text, applicability) of each unit the heuristic extractor makes of the page, read
+    as the pipeline reads it (knowledge.services.applicability)."""
     page = page_input_from_file(name)
-    units = corpus_units(name)
-    page_nations = page_nations_read(page.title, page_lines(page.text, page.sections))
+    reading = page_reading(page.title, page_lines(page.text, page.sections))
     read = []
-    for unit in units:
+    for unit in corpus_units(name):
         start = locate_quote(unit.evidence_quote, page.text).start
-        section = section_at(page.sections, start) or {}
-        heading_path = section.get("heading_path") or []
-        read.append(
-            (
-                unit.text,
-                applicability_read(
-                    unit.text,
-                    heading_path=heading_path,
-                    page_nations=page_nations,
-                    unit_type=unit.unit_type,
-                ),
-            )
+        heading_path = (section_at(page.sections, start) or {}).get("heading_path") or []
+        applies = statement_applicability(
+            unit.text, heading_path=heading_path, page=reading, unit_type=unit.unit_type
         )
+        read.append((unit.text, applies))
     return read
 
 
@@ -68,12 +61,44 @@ def test_a_page_whose_subject_one_nation_cannot_get_is_for_the_others():
     assert "scotland" not in _of(read, "you're 16 or over").nations
 
 
-def test_a_page_about_everyone_stays_uk_wide():
-    """Only the statement that names a nation itself is narrowed to it."""
+def test_a_page_about_everyone_stays_uk_wide_but_for_a_section_different_elsewhere():
+    """Only the statement that names a nation itself is narrowed to it, and the section that
+    says it is different there ("How to claim": "There's a different way to apply in
+    Northern Ireland.") is for the other nations."""
     read = _read("employment-support-allowance.json")
-    narrowed = [text for text, applies in read if applies.nations]
-    assert narrowed == ["If you're in Northern Ireland contact the ESA Centre."]
     assert _of(read, "If you're in Northern Ireland contact").nations == {"northern_ireland"}
+    great_britain = {"england", "scotland", "wales"}
+    assert _of(read, "You cannot apply online if you're applying as an appointee").nations == (
+        great_britain
+    )
+    assert _of(read, "DWP will contact you within 10 working days").nations == great_britain
+    assert not _of(read, "You can apply if you're employed, self-employed or unemployed").nations
+    assert not _of(read, "more than £85 a week from a private pension").nations
+
+
+def test_a_section_different_for_a_nation_or_for_the_self_employed_is_for_the_others():
+    """Sure Start Maternity Grant, "How to claim > Claim by post": "There's a different form
+    and postal address if you live in Northern Ireland." (the page is already for all but
+    Scotland); Universal Credit, "How your wages affect your payments": "There are different
+    rules if you're self-employed." A statement naming its own group keeps its reading."""
+    grant = _read("sure-start-maternity-grant.json")
+    by_post = _of(grant, "You will get a letter about whether your claim is successful")
+    assert by_post.nations == {"england", "wales"}
+    assert _of(grant, "Grant if you have twins: £500").nations == {
+        "england",
+        "wales",
+        "northern_ireland",
+    }
+    credit = _read("universal-credit.json")
+    taper = _of(credit, "your Universal Credit payment goes down by 55p")
+    assert taper.employment == {"employed", "unemployed", "retired", "student"}
+    self_employed = Person(employment="self_employed")
+    fit = profile_fit(taper, self_employed)
+    assert fit.applies is False and fit.reason == "not for people who are self-employed"
+    assert profile_fit(taper, Person(employment="employed")).applies is True
+    assert _of(
+        credit, "only need to report monthly earnings if you're self-employed"
+    ).employment == {"self_employed"}
 
 
 def test_a_rate_tables_age_band_and_a_cells_income_bound():
@@ -140,6 +165,14 @@ def test_income_bounds_are_yearly_and_read_the_negation():
 def test_benefit_and_work_conditions():
     read = _read("cold-weather-payment.json")
     assert any("universal_credit" in applies.benefits for _, applies in read)
+    # a lead-in's list of benefits: any of them
+    assert _of(read, "You may get Cold Weather Payments if you're getting:").benefits >= {
+        "pension_credit",
+        "income_support",
+        "income_based_jsa",
+        "income_related_esa",
+        "universal_credit",
+    }
     esa = _read("employment-support-allowance.json")
     assert _of(esa, "You can apply if you're employed, self-employed or unemployed").employment == {
         "employed",
@@ -310,3 +343,40 @@ def test_a_bound_in_brackets_or_on_savings_does_not_narrow_the_statement():
         "you have no income or a low income, and no more than £16,000 in savings"
     )
     assert (support.income_min, support.income_max) == (None, None)
+
+
+def test_a_question_whose_nearest_facts_are_for_others_is_refused_unless_theirs_is_there():
+    """The units nearest "where do I post the form?" are the section for England, Wales (and
+    Scotland): refused for a Northern Ireland reader, answered for a Welsh one; a unit for
+    their own nation in the concept (the way they claim instead) is their answer."""
+    from knowledge.models import AtomicUnit
+    from knowledge.retrieval.applies import nothing_for_this_person, profile_label
+    from knowledge.retrieval.hits import ConceptHit, UnitHit
+
+    grant = _read("sure-start-maternity-grant.json")
+    by_post = [
+        _of(grant, "You will get a letter about whether your claim is successful"),
+        _of(grant, "You can send your form without the evidence"),
+    ]
+    everyone_read = Applicability()
+
+    def concept(*units):
+        hits = [
+            UnitHit(AtomicUnit(text=str(n), applicability=a.as_json()), s, "current", "")
+            for n, (a, s) in enumerate(units)
+        ]
+        return ConceptHit(None, 0.7, 0.7, 0.7, 0.0, False, hits)
+
+    def refused(person, *units):
+        hits = [concept(*units)]
+        profile_label(hits, person)
+        return nothing_for_this_person(hits)
+
+    nearest_by_post = [(by_post[0], 0.8), (by_post[1], 0.78), (everyone_read, 0.6)]
+    assert refused(Person(nation="northern_ireland"), *nearest_by_post)
+    assert not refused(Person(nation="wales"), *nearest_by_post)
+    assert not refused(
+        Person(nation="northern_ireland"), *nearest_by_post[::-1][:1], *nearest_by_post[:1]
+    )
+    own_way = Applicability(nations=frozenset({"northern_ireland"}))
+    assert not refused(Person(nation="northern_ireland"), *nearest_by_post, (own_way, 0.5))

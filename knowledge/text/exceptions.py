@@ -1,0 +1,165 @@
+"""Sections for everyone but a named group, read from a line of the section saying that what it
+describes is different for that group without saying how: "There's a different form and
+postal address if you live in Northern Ireland." (under "How to claim > Claim by post"),
+"There are different rules if you're self-employed." (under "How your wages affect your
+payments"). The section's other statements are then for the other nations, or for people in
+other work: their own words said nothing of it, the page's did.
+
+A line that gives the group's own figures ("In Scotland the rate is different: 21%") is their
+rule, not a pointer elsewhere, and narrows nothing around it."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from knowledge.text.applicability import (
+    EMPLOYMENTS,
+    Applicability,
+    applicability_read,
+    circumstances_read,
+)
+from knowledge.text.nations import NATIONS, names_a_nation, page_nations_read
+
+_DIFFERENT = re.compile(
+    r"\bthere(?:'s| is| are| will be) (?:a |an )?(?:\w+ ){0,2}different\b"
+    r"|\b(?:is|are|will be) different\b|\bdifferent (?:rules|rates|process|way|arrangements)\b",
+    re.IGNORECASE,
+)
+_FIGURE = re.compile(r"£\s?\d|\d+(?:\.\d+)?%")
+_LONGEST = 200  # a pointer is one short sentence; a longer line is the group's own rule
+
+
+@dataclass(frozen=True)
+class SectionException:
+    """Under `heading_path`, statements are for `nations` (when not empty) and for people in
+    `employments` (when not empty), as the `line` said."""
+
+    heading_path: tuple[str, ...]
+    line: str
+    nations: frozenset[str] = frozenset()
+    employments: frozenset[str] = frozenset()
+
+    def holds_under(self, heading_path: list[str]) -> bool:
+        return tuple(heading_path[: len(self.heading_path)]) == self.heading_path
+
+
+def section_exceptions_read(page_lines: list[tuple[list[str], str]]) -> list[SectionException]:
+    """The sections of a page (its lines with their heading paths, as nations.page_lines gives
+    them) that hold a line saying they are different for a nation or for people in a kind of
+    work, and who they are for therefore. The group is read from the clause saying so ("- you
+    live in England, Scotland or Wales - there are different rules for Northern Ireland": only
+    Northern Ireland), or from the list after it ("There's a different process if you're a
+    student from:" and the nations listed). A line outside every section narrows the page,
+    which page_nations_read reads on its own terms: not here."""
+    found = []
+    for number, (headings, raw) in enumerate(page_lines):
+        line = _plain(raw)
+        if not headings or len(line) > _LONGEST or _FIGURE.search(line):
+            continue
+        clause = next((c for c in _CLAUSE.split(line) if _DIFFERENT.search(c)), None)
+        if clause is None:
+            continue
+        if clause.endswith(":"):  # a lead-in: the group is the list after it
+            listed = [
+                _plain(text)
+                for heads, text in page_lines[number + 1 : number + 8]
+                if heads == headings and len(text) < 60
+            ]
+            named_nations, named_work = _nations_named(" ".join(listed)), frozenset()
+        else:
+            named_nations = _nations_named(clause)
+            named_work = circumstances_read(clause, [])["employment"]
+        if not named_nations and not named_work:
+            continue
+        found.append(
+            SectionException(
+                heading_path=tuple(headings),
+                line=line,
+                nations=frozenset(NATIONS) - named_nations if named_nations else frozenset(),
+                employments=frozenset(EMPLOYMENTS) - named_work if named_work else frozenset(),
+            )
+        )
+    return found
+
+
+_CLAUSE = re.compile(r"(?<=[.;])\s+|\s+-\s+|^-\s+")
+_NATION_NAME = re.compile(r"\b(England|Scotland|Wales|Northern Ireland)\b")
+
+
+def _plain(line: str) -> str:
+    return line.replace("\u2019", "'").strip()
+
+
+def _nations_named(text: str) -> frozenset[str]:
+    return frozenset(name.lower().replace(" ", "_") for name in _NATION_NAME.findall(text))
+
+
+def narrowed_by_section(
+    applicability: Applicability,
+    *,
+    text: str,
+    heading_path: list[str],
+    exceptions: list[SectionException],
+) -> Applicability:
+    """The statement's applicability, narrowed by the exceptions of the sections holding it
+    where its own words leave it open (a statement naming a nation or a kind of work keeps
+    its own reading, as does the pointer itself)."""
+    for exception in exceptions:
+        if not exception.holds_under(heading_path) or _quotes_any_of(text, exception.line):
+            continue
+        changes: dict = {}
+        if exception.nations and _nations_open(applicability, text):
+            changes["nations"] = (applicability.nations or frozenset(NATIONS)) & exception.nations
+        if exception.employments and not applicability.employment:
+            changes["employment"] = exception.employments
+        if changes:
+            said = f"the section: “{exception.line}”"
+            applicability = dataclasses.replace(
+                applicability, basis=(*applicability.basis, said), **changes
+            )
+    return applicability
+
+
+def _quotes_any_of(text: str, line: str) -> bool:
+    """The statement holds a sentence of the line (the pointer, or the group's own rule that
+    follows it): it is about the group, not the section's others."""
+    plain = _plain(text)
+    return any(sentence in plain for sentence in re.split(r"(?<=[.:])\s+", line) if sentence)
+
+
+def _nations_open(applicability: Applicability, text: str) -> bool:
+    """The statement's own words and headings name no nation (its page may have: a section
+    narrows a page)."""
+    if names_a_nation(text):
+        return False
+    return not applicability.nations or any(
+        said.startswith("nations from the page") for said in applicability.basis
+    )
+
+
+@dataclass(frozen=True)
+class PageReading:
+    """What a page says of whom it is for, as a whole and section by section."""
+
+    nations: tuple[set[str], str]
+    exceptions: list[SectionException]
+
+
+def page_reading(title: str, page_lines: list[tuple[list[str], str]]) -> PageReading:
+    """The nations the page as a whole is for (its title and lines), and its sections that
+    are different for a named group."""
+    return PageReading(page_nations_read(title, page_lines), section_exceptions_read(page_lines))
+
+
+def statement_applicability(
+    text: str, *, heading_path: list[str], page: PageReading, unit_type: str = ""
+) -> Applicability:
+    """Who a statement is for: its own words, its headings, its section and its page."""
+    read = applicability_read(
+        text, heading_path=heading_path, page_nations=page.nations, unit_type=unit_type
+    )
+    return narrowed_by_section(
+        read, text=text, heading_path=heading_path, exceptions=page.exceptions
+    )
