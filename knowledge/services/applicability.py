@@ -6,13 +6,19 @@ expert corrected keeps the applicability it had then, or the one they set (its
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 
 from django.db import transaction
 from django.db.models import Q
 
-from knowledge.models import AtomicUnit, PageSnapshot
-from knowledge.text.exceptions import PageReading, page_reading, statement_applicability
+from knowledge.models import AtomicUnit, PageSnapshot, Source
+from knowledge.text.exceptions import (
+    PageReading,
+    page_births_read,
+    page_reading,
+    statement_applicability,
+)
 from knowledge.text.nations import page_lines
 from knowledge.text.sections import section_at
 
@@ -27,8 +33,29 @@ def unit_applicability(unit: AtomicUnit, snapshot: PageSnapshot, page: PageReadi
 
 
 def snapshot_page_reading(snapshot: PageSnapshot) -> PageReading:
-    title = snapshot.source.title or (snapshot.raw or {}).get("title", "")
-    return page_reading(title, page_lines(snapshot.text, snapshot.sections or []))
+    """The page's reading; a part of a guide stored as a page of its own (".../what-youll-get")
+    takes the guide's dates of birth when it states none: the guide says whom its subject is
+    for once, on its first part."""
+    reading = page_reading(_title(snapshot), page_lines(snapshot.text, snapshot.sections or []))
+    if reading.births.line:
+        return reading
+    guide = _guide_snapshot(snapshot.source.url)
+    if guide is None:
+        return reading
+    births = page_births_read(_title(guide), page_lines(guide.text, guide.sections or []))
+    return dataclasses.replace(reading, births=births)
+
+
+def _title(snapshot: PageSnapshot) -> str:
+    return snapshot.source.title or (snapshot.raw or {}).get("title", "")
+
+
+def _guide_snapshot(url: str) -> PageSnapshot | None:
+    parent = url.rstrip("/").rsplit("/", 1)[0]
+    if parent.count("/") < 3:  # the site's root: no guide
+        return None
+    guide = Source.objects.filter(url=parent).select_related("current_snapshot").first()
+    return guide.current_snapshot if guide is not None else None
 
 
 def snapshot_applicability_read(snapshot: PageSnapshot) -> int:

@@ -11,6 +11,7 @@ rule, not a pointer elsewhere, and narrows nothing around it."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 from dataclasses import dataclass
 
@@ -20,6 +21,7 @@ from knowledge.text.applicability import (
     applicability_read,
     circumstances_read,
 )
+from knowledge.text.birth_dates import births_read
 from knowledge.text.nations import NATIONS, names_a_nation, page_nations_read
 
 _DIFFERENT = re.compile(
@@ -140,17 +142,63 @@ def _nations_open(applicability: Applicability, text: str) -> bool:
 
 
 @dataclass(frozen=True)
+class PageBirths:
+    """The dates of birth of the people the page's subject is for, as one of its lines says
+    ("You can get the new State Pension if you're eligible and: a man born on or after 6 April
+    1951; a woman born on or after 6 April 1953")."""
+
+    born_from: dt.date | None = None
+    born_before: dt.date | None = None
+    line: str = ""
+
+
+@dataclass(frozen=True)
 class PageReading:
     """What a page says of whom it is for, as a whole and section by section."""
 
     nations: tuple[set[str], str]
     exceptions: list[SectionException]
+    births: PageBirths = PageBirths()
 
 
 def page_reading(title: str, page_lines: list[tuple[list[str], str]]) -> PageReading:
-    """The nations the page as a whole is for (its title and lines), and its sections that
-    are different for a named group."""
-    return PageReading(page_nations_read(title, page_lines), section_exceptions_read(page_lines))
+    """The nations the page as a whole is for (its title and lines), its sections that are
+    different for a named group, and the dates of birth its subject is for."""
+    return PageReading(
+        page_nations_read(title, page_lines),
+        section_exceptions_read(page_lines),
+        page_births_read(title, page_lines),
+    )
+
+
+# Who can get the page's subject: "You can get", "you'll get", "you can claim", "eligible".
+_GETS = re.compile(
+    r"\b(?:can|could|will|'ll)(?: be able to)? (?:get|claim)\b|\beligible\b", re.IGNORECASE
+)
+
+
+def page_births_read(title: str, page_lines: list[tuple[list[str], str]]) -> PageBirths:
+    """The first line saying who can get the page's subject by their date of birth: it names
+    the subject by the page's title (a leading "The" aside) and reads a range of the reader's
+    birth dates."""
+    subject = re.sub(r"\s*\([^)]*\)", "", title).strip().removeprefix("The ").lower()
+    if len(subject) < 4:
+        return PageBirths()
+    for number, (headings, raw) in enumerate(page_lines):
+        line = _plain(raw)
+        if subject not in line.lower() or not _GETS.search(line):
+            continue
+        if line.endswith(":"):  # a lead-in: its list's items follow, a line each
+            items = []
+            for heads, item in page_lines[number + 1 : number + 12]:
+                if heads != headings or not item.lstrip().startswith(("-", "•")):
+                    break
+                items.append(_plain(item).lstrip("-• "))
+            line = f"{line} {'; '.join(items)}"
+        born_from, born_before = births_read(line)
+        if born_from or born_before:
+            return PageBirths(born_from, born_before, line)
+    return PageBirths()
 
 
 def statement_applicability(
@@ -160,6 +208,25 @@ def statement_applicability(
     read = applicability_read(
         text, heading_path=heading_path, page_nations=page.nations, unit_type=unit_type
     )
+    births = page.births
+    if (births.born_from or births.born_before) and unit_type != "example" and _ageless(read):
+        read = dataclasses.replace(
+            read,
+            born_from=births.born_from,
+            born_before=births.born_before,
+            basis=(*read.basis, f"dates of birth from the page: “{births.line}”"),
+        )
     return narrowed_by_section(
         read, text=text, heading_path=heading_path, exceptions=page.exceptions
+    )
+
+
+def _ageless(applicability: Applicability) -> bool:
+    """The statement says nothing of the reader's age or birth itself."""
+    return (
+        applicability.age_min is None
+        and applicability.age_max is None
+        and not applicability.state_pension_age
+        and applicability.born_from is None
+        and applicability.born_before is None
     )

@@ -1,6 +1,7 @@
 """Who a unit is for, read from real gov.uk pages as the pipeline reads it (the unit's words,
 its heading path in the page's sections, the page), and compared with a person's profile."""
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
@@ -380,3 +381,65 @@ def test_a_question_whose_nearest_facts_are_for_others_is_refused_unless_theirs_
     )
     own_way = Applicability(nations=frozenset({"northern_ireland"}))
     assert not refused(Person(nation="northern_ireland"), *nearest_by_post, (own_way, 0.5))
+
+
+def test_a_page_saying_whom_its_subject_is_for_by_birth_date_narrows_its_statements():
+    """The new State Pension (the project's own sample page): "You can get the new State
+    Pension if you're eligible and:" then "a man born on or after 6 April 1951", "a woman born
+    on or after 6 April 1953". Its rate is for them; an 80-year-old reached State Pension age
+    under the old rules."""
+    from pathlib import Path
+
+    from knowledge.text.exceptions import page_births_read
+    from tests.knowledge.test_extraction_context import page_input_from_path
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures/govuk/new-state-pension--2024-25.json"
+    page = page_input_from_path(fixture)
+    lines = page_lines(page.text, page.sections)
+    births = page_births_read(page.title, lines)
+    assert births.born_from == dt.date(1951, 4, 6) and births.born_before is None
+    rate = statement_applicability(
+        "The full rate of new State Pension is £221.20 a week.",
+        heading_path=["What you'll get"],
+        page=page_reading(page.title, lines),
+    )
+    assert rate.born_from == dt.date(1951, 4, 6)
+    day = dt.date(2024, 10, 1)
+    eighty = profile_fit(rate, Person(age=80, age_on=day))
+    assert eighty.applies is False and "born on or after 6 April 1951" in eighty.reason
+    assert profile_fit(rate, Person(age=70, age_on=day)).applies is not False
+    # a statement with an age condition of its own keeps it
+    own = statement_applicability(
+        "You must be over State Pension age to claim.",
+        heading_path=[],
+        page=page_reading(page.title, lines),
+    )
+    assert own.born_from is None
+
+
+def test_a_guides_part_stored_as_a_page_takes_the_guides_dates_of_birth(db):
+    from knowledge.models import AtomicUnit
+    from knowledge.services.applicability import snapshot_applicability_read
+    from tests.factories import SnapshotFactory, SourceFactory, UnitFactory
+
+    guide = SourceFactory(url="https://www.gov.uk/new-state-pension", title="The new State Pension")
+    lead = "You can get the new State Pension if you're eligible and:"
+    guide.current_snapshot = SnapshotFactory(
+        source=guide,
+        text=f"{lead}\n- a man born on or after 6 April 1951\n- a woman born on or after 6 April 1953",
+    )
+    guide.save()
+    part = SnapshotFactory(
+        source=SourceFactory(
+            url="https://www.gov.uk/new-state-pension/what-youll-get", title="The new State Pension"
+        ),
+        text="The full rate of new State Pension is £221.20 a week.",
+    )
+    unit = UnitFactory(snapshot=part, evidence_quote=part.text)
+    elsewhere = UnitFactory(text="The full rate is £221.20 a week.")  # a page of its own
+
+    for snapshot in (part, elsewhere.snapshot):
+        snapshot_applicability_read(snapshot)
+
+    assert AtomicUnit.objects.get(pk=unit.pk).applicability == {"born_from": "1951-04-06"}
+    assert AtomicUnit.objects.get(pk=elsewhere.pk).applicability == {}
