@@ -372,10 +372,10 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
         employment |= {
             _WORK_WORDS[word.lower()] for word in re.findall(_WORK, listed.group(1), re.I)
         }
-    partner = None
-    if any(_SINGLE.search(part) for part in _clauses(where)):
+    partner, household = None, _clauses(re.sub(r"\((?:if|when) [^)]*\)", "", where))
+    if any(_SINGLE.search(part) for part in household):  # not "(if you have a partner)"
         partner = False
-    if any(_COUPLE.search(part) for part in _clauses(where)):
+    if any(_COUPLE.search(part) for part in household):
         partner = None if partner is False else True  # both named: for either
     children_min, children_max = children_read(where)
     benefits = set()
@@ -385,9 +385,9 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
     for lead in _BENEFIT_LIST.finditer(where):  # "if you're getting: A; B; C" is any of them
         listed = where[lead.end() :].split(".", 1)[0]
         benefits |= {c for c, name in BENEFIT_NAMES.items() if re.search(name, listed, re.I)}
-    plans = set()
-    for match in _PLAN.finditer(where):
-        plans.add(match.group(1).lower().replace(" loan", "").replace(" ", "_"))
+    plans = {
+        m.group(1).lower().replace(" loan", "").replace(" ", "_") for m in _PLAN.finditer(where)
+    }
     return {
         "employment": frozenset(employment),
         "partner": partner,

@@ -166,6 +166,9 @@ def test_income_bounds_are_yearly_and_read_the_negation():
 def test_benefit_and_work_conditions():
     read = _read("cold-weather-payment.json")
     assert any("universal_credit" in applies.benefits for _, applies in read)
+    # "(if you have a partner)" qualifies a condition; it does not make the rule a couple's
+    on_credit = _of(read, "You'll usually get Cold Weather Payments if you get Universal Credit")
+    assert on_credit.partner is None and on_credit.benefits == {"universal_credit"}
     # a lead-in's list of benefits: any of them
     assert _of(read, "You may get Cold Weather Payments if you're getting:").benefits >= {
         "pension_credit",
@@ -174,6 +177,9 @@ def test_benefit_and_work_conditions():
         "income_related_esa",
         "universal_credit",
     }
+    # "(if you have a partner)" qualifies a condition; it does not make the rule a couple's
+    on_credit = _of(read, "You'll usually get Cold Weather Payments if you get Universal Credit")
+    assert on_credit.partner is None and on_credit.benefits == {"universal_credit"}
     esa = _read("employment-support-allowance.json")
     assert _of(esa, "You can apply if you're employed, self-employed or unemployed").employment == {
         "employed",
