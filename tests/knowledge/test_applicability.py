@@ -180,6 +180,11 @@ def test_benefit_and_work_conditions():
     # "(if you have a partner)" qualifies a condition; it does not make the rule a couple's
     on_credit = _of(read, "You'll usually get Cold Weather Payments if you get Universal Credit")
     assert on_credit.partner is None and on_credit.benefits == {"universal_credit"}
+    grant = _read("childcare-grant.json")  # a list of conditions on the reader
+    assert _of(grant, "all the following must apply: you're a full-time student").employment == {
+        "student"
+    }
+    assert _of(grant, "if you: are a full-time higher education student").employment == {"student"}
     esa = _read("employment-support-allowance.json")
     assert _of(esa, "You can apply if you're employed, self-employed or unemployed").employment == {
         "employed",
