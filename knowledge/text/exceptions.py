@@ -22,7 +22,7 @@ from knowledge.text.applicability import (
     circumstances_read,
 )
 from knowledge.text.birth_dates import births_read
-from knowledge.text.nations import NATIONS, names_a_nation, page_nations_read
+from knowledge.text.nations import NATIONS, names_a_nation, nations_read, page_nations_read
 
 _DIFFERENT = re.compile(
     r"\bthere(?:'s| is| are| will be) (?:a |an )?(?:\w+ ){0,2}different\b"
@@ -55,7 +55,7 @@ def section_exceptions_read(page_lines: list[tuple[list[str], str]]) -> list[Sec
     Northern Ireland), or from the list after it ("There's a different process if you're a
     student from:" and the nations listed). A line outside every section narrows the page,
     which page_nations_read reads on its own terms: not here."""
-    found = []
+    found = _schemes_for_residents(page_lines)
     for number, (headings, raw) in enumerate(page_lines):
         line = _plain(raw)
         if not headings or len(line) > _LONGEST or _FIGURE.search(line):
@@ -83,6 +83,32 @@ def section_exceptions_read(page_lines: list[tuple[list[str], str]]) -> list[Sec
                 employments=frozenset(EMPLOYMENTS) - named_work if named_work else frozenset(),
             )
         )
+    return found
+
+
+# A scheme's own eligibility part: its conditions are the scheme's, not one statement's.
+_ELIGIBILITY = re.compile(
+    r"^(?:eligibility|who can (?:get|apply|claim)|who is eligible|who qualifies|"
+    r"check (?:if|whether) you(?:'re| are) eligible)\b",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(r"\b(?:cannot|can't|not|instead|unless)\b", re.IGNORECASE)
+
+
+def _schemes_for_residents(page_lines: list[tuple[list[str], str]]) -> list[SectionException]:
+    """A scheme's section (one of several on a page) whose eligibility part requires living
+    in some nations ("Debt Relief Orders > Eligibility": "you've lived or worked in England and
+    Wales within the last 3 years") is for those nations, all of it: its costs, how to apply,
+    its limits. A condition saying who cannot get it is read by the page, not here."""
+    found = []
+    for headings, raw in page_lines:
+        line = _plain(raw).lstrip("-• ")
+        if len(headings) < 2 or not _ELIGIBILITY.match(headings[-1].strip()):
+            continue
+        named, _ = nations_read(line, [])
+        if named and not _NEGATED.search(line):
+            scheme = tuple(headings[:-1])
+            found.append(SectionException(heading_path=scheme, line=line, nations=frozenset(named)))
     return found
 
 

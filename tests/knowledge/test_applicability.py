@@ -288,6 +288,12 @@ def test_a_condition_of_having_lived_in_a_nation_narrows_a_list_of_criteria():
     criteria = _of(read, "you've lived or worked in England and Wales within the last 3 years")
     assert criteria.nations == {"england", "wales"}
     assert profile_fit(criteria, Person(nation="northern_ireland")).applies is False
+    # the scheme's eligibility part narrows all of its section: its limits, how to get one
+    england_and_wales = {"england", "wales"}
+    assert _of(read, "Debt Relief Orders (DROs) are one way").nations == england_and_wales
+    assert _of(read, "You do not need to pay for a DRO").nations == england_and_wales
+    # but not the other schemes on the page
+    assert not _of(read, "A Debt Management Plan is an agreement").nations
 
 
 def test_a_part_for_people_from_elsewhere_makes_the_page_one_nations():
