@@ -206,7 +206,8 @@ def _by_birth(applicability: Applicability, person: Person) -> tuple[bool, str, 
     born_from, born_before = applicability.born_from, applicability.born_before
     if born_from is None and born_before is None:
         return None
-    earliest, latest = birth_range_of_age(person.age, person.age_on or dt.date.today())
+    day = person.age_on or dt.date.today()
+    earliest, latest = birth_range_of_age(person.age, day)
     inside = (born_from is None or earliest >= born_from) and (
         born_before is None or latest < born_before
     )
@@ -215,7 +216,16 @@ def _by_birth(applicability: Applicability, person: Person) -> tuple[bool, str, 
     )
     if not (inside or outside):
         return None
-    return inside, _births(born_from, born_before), True
+    # As an age bound would: "born before 6 April 1948" singles out the old, "born on or
+    # after 6 April 1951" (everyone under 70 or so) no one.
+    selective = (
+        born_before is not None and _age_on(born_before, day) >= SINGLES_OUT["age_from"]
+    ) or (born_from is not None and _age_on(born_from, day) <= SINGLES_OUT["age_to"])
+    return inside, _births(born_from, born_before), selective
+
+
+def _age_on(birthday: dt.date, day: dt.date) -> int:
+    return day.year - birthday.year - ((day.month, day.day) < (birthday.month, birthday.day))
 
 
 def _births(born_from: dt.date | None, born_before: dt.date | None) -> str:

@@ -110,3 +110,16 @@ def test_the_stored_form_keeps_dates_of_birth_and_checks_them():
 
 def test_the_day_of_the_age_is_not_a_field_the_person_gave():
     assert Person(age=40, age_on=SEARCH_DAY).fields_present() == ["age"]
+
+
+def test_a_birth_range_singles_out_only_those_an_age_bound_would():
+    """ "Born on or before 8 April 1948" names the old, as "75 or over" would; "born on or
+    after 6 April 1951" is everyone under about 70: it names no one in particular, so it does
+    not make a young person's suggestions about the State Pension."""
+    day = dt.date(2024, 10, 1)
+    old_rules = Applicability(born_before=dt.date(1948, 4, 9))
+    assert profile_fit(old_rules, Person(age=80, age_on=day)).singling_out
+    new_pension = Applicability(born_from=dt.date(1951, 4, 6))
+    young = profile_fit(new_pension, Person(age=25, age_on=day))
+    assert young.applies is True and not young.singling_out
+    assert profile_fit(new_pension, Person(age=80, age_on=day)).applies is False
