@@ -105,13 +105,26 @@ def profile_suggest(
             break
     for suggestion in found.values():
         suggestion.reasons = list(dict.fromkeys(suggestion.reasons))
-    ranked = list(found.values())
+    ranked = _new_pages_first(list(found.values()))
     return SuggestResult(
         suggestions=ranked[:k],
         life_events=[event.slug for event in events],
         as_of=day,
         timings_ms={"total": round((time.perf_counter() - started) * 1000, 2)},
     )
+
+
+def _new_pages_first(suggestions: list[Suggestion]) -> list[Suggestion]:
+    """In the turns taken, a suggestion whose units come from a page no earlier one showed
+    before one that shows the same pages again: ten suggestions cover ten things to know,
+    not one guide's parts four times."""
+    seen: set[str] = set()
+    fresh, again = [], []
+    for suggestion in suggestions:
+        pages = {u.unit.source.url for u in suggestion.hit.units}
+        (fresh if pages - seen else again).append(suggestion)
+        seen |= pages
+    return fresh + again
 
 
 def _taking_turns(sources: list[list]) -> list:
