@@ -334,6 +334,9 @@ class SuggestIn(Schema):
 
 
 class SuggestionOut(ConceptHitOut):
+    """A concept suggested, with its units for this person or for everyone (a search would
+    also show other people's, labelled applies: false)."""
+
     reasons: list[str] = Field(
         description="Why it was suggested: the life stage the profile is in ('life stage: "
         "Having a baby'), or what its units are for that the profile meets ('for incomes over "

@@ -93,6 +93,9 @@ def evaluate_record(
         if suggest is not None and profile is not None:
             hits = suggest(profile, record.as_of, SUGGEST_K)
             result.aspects_covered = [_hits_cover(hits, a.gold) for a in record.aspects]
+            result.wrong_served = any(
+                _unit_matches(u, w) for hit in hits for u in hit.units for w in record.wrong
+            )
         else:
             result.aspects_covered = [False for _ in record.aspects]
         return result
@@ -192,6 +195,8 @@ def summarise_profile(results: list[ProfileResult]) -> dict:
         "unanswerable_refused": _share([r.outcome in REFUSALS for r in unanswerable]),
         "answerable_refused": _share([r.outcome in REFUSALS for r in answerable]),
         "suggest_aspect_coverage@10": _share([f for r in suggested for f in r.aspects_covered]),
+        # suggestions that show a unit wrong for this person anywhere in their top 10
+        "suggest_wrong@10": _share([r.wrong_served for r in suggested if r.aspects_covered]),
         "by_kind": {kind: block([r for r in asked if r.kind == kind]) for kind in kinds},
         "misses": [
             {"id": r.id, "rank": r.rank, "outcome": r.outcome, "wrong_served": r.wrong_served}

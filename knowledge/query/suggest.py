@@ -101,6 +101,9 @@ def profile_suggest(
             if hit.concept.pk in found:
                 found[hit.concept.pk].reasons.append(reason)
                 continue
+            # What this person should know: the concept's facts for them or for everyone,
+            # not those for other people (a search shows those too, labelled).
+            hit.units = [u for u in hit.units if u.fit is None or u.fit.applies is not False]
             found[hit.concept.pk] = Suggestion(hit, [reason], found_by=text)
             break
     for suggestion in found.values():

@@ -70,6 +70,7 @@ class Command(BaseCommand):
             "unanswerable_refused",
             "answerable_refused",
             "suggest_aspect_coverage@10",
+            "suggest_wrong@10",
         ):
             a, b = report["with_profile"][name], report["without_profile"][name]
             self.stdout.write(f"{name:22}{_num(a):>14}{_num(b):>10}")
