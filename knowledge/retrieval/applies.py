@@ -5,6 +5,8 @@ the concepts that have one."""
 
 from __future__ import annotations
 
+import re
+
 from knowledge.domain.profile import Person, profile_fit
 from knowledge.retrieval.hits import ConceptHit, UnitHit
 from knowledge.text.applicability import Applicability
@@ -64,10 +66,45 @@ def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
     if not hits:
         return False
     best = max(hits, key=lambda hit: hit.score)
-    if _for_others_only(best) or _nearest_for_others(best, seen_first=hits[0]):
+    if (
+        _for_others_only(best)
+        or _nearest_for_others(best, seen_first=hits[0])
+        or _another_nations_scheme(best, seen_first=hits[0])
+    ):
         return True
     return sum(_for_others_only(hit) for hit in hits) * 2 > len(hits)
 
+
+def _another_nations_scheme(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
+    """The concept's eligibility rules require living in other nations ("you've lived or
+    worked in England and Wales within the last 3 years", for someone in Northern Ireland) and
+    neither it nor the concept shown first holds a unit from the same page for the person's
+    own nation (their scheme instead, "In Scotland you can arrange a Debt Payment Programme"):
+    the scheme described is not theirs."""
+    pages = {
+        u.unit.source_id
+        for u in hit.units
+        if u.unit.unit_type == "eligibility"
+        and u.fit is not None
+        and "nation" in u.fit.contradicted_on
+        and not _NEGATED.search(u.unit.text)  # "In Scotland you cannot get it": not a requirement
+    }
+    theirs = any(
+        u.fit is not None and u.fit.applies and "nation" in u.fit.matched_on
+        for concept in (hit, seen_first)
+        for u in concept.units
+        if u.unit.source_id in pages
+    )
+    return bool(pages) and not theirs
+
+
+# A statement that people somewhere cannot get the scheme, rather than one requiring them to
+# live where it runs.
+_NEGATED = re.compile(
+    r"\b(?:cannot|can't|can not|are not able to|will not be able to) (?:get|claim|apply for)\b"
+    r"|\binstead\b|\bno longer\b",
+    re.IGNORECASE,
+)
 
 # How many of a concept's units nearest the question speak for it.
 _NEAREST = 2

@@ -15,7 +15,7 @@ from django.db.models.base import ModelState
 from knowledge.domain.profile import Fit, Person
 from knowledge.domain.temporal import NEWER_PERIOD
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
-from knowledge.retrieval.person_sql import NAMING_UNITS_READ, person_named_sql
+from knowledge.retrieval.person_sql import person_named_sql
 from knowledge.retrieval.sql import (
     NEWER_PERIOD_KNOWN,
     VISIBLE_ON_DAY,
@@ -90,7 +90,11 @@ def load_hits(
     )
     concepts, units = shown.concepts, shown.units
     by_concept: dict[int, list[UnitHit]] = defaultdict(list)
+    read: set[int] = set()
     for unit, part_url in units:
+        if unit.pk in read:  # near the question and naming the person
+            continue
+        read.add(unit.pk)
         status = unit.temporal_status_on(day, newer_period_known=unit.newer_period_known).value
         similarity = round(1 - unit.distance, 4)
         by_concept[unit.concept_id].append(UnitHit(unit, similarity, status, part_url))
@@ -175,7 +179,20 @@ def _concepts_with_best_units(
     unit_columns = ", ".join(f"u.{name}" for name in UNIT_COLUMNS_SHOWN)
     threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
     newer_period = NEWER_PERIOD.sql(table="t")
-    names_person, person_params = person_named_sql(person, table="ranked")
+    names_person, person_params = person_named_sql(person, table="u")
+    # For a person, the units of the concepts naming them, however far down: a branch of its
+    # own, so that the nearest units' query keeps its early stop (a unit in both is shown once).
+    naming = (
+        ""
+        if names_person == "FALSE"
+        else f"""
+                UNION ALL
+                SELECT {unit_columns}, u.embedding <=> %(q)s::vector,
+                       {NEWER_PERIOD_KNOWN}, %(per_concept)s + 1
+                FROM knowledge_atomicunit u
+                WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
+                  AND u.embedding IS NOT NULL {visible} AND {names_person}"""
+    )
     sql = f"""
         WITH best AS MATERIALIZED (  -- ranked once, whatever the join order below
             SELECT ranked.*, src.url, src.status, ps.fetched_at, ps.captured_on, {_PART_URL_SQL},
@@ -184,20 +201,21 @@ def _concepts_with_best_units(
                          WHERE seen.unit_id = ranked.id ORDER BY other.url),
                    corrector.{username}
             FROM (
-                SELECT {unit_columns}, u.embedding <=> %(q)s::vector AS distance,
-                       {NEWER_PERIOD_KNOWN} AS newer_period_known,
-                       row_number() OVER (
-                           PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
-                       ) AS place
-                FROM knowledge_atomicunit u
-                WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
-                  AND u.embedding IS NOT NULL {visible}
+                SELECT * FROM (
+                    SELECT {unit_columns}, u.embedding <=> %(q)s::vector AS distance,
+                           {NEWER_PERIOD_KNOWN} AS newer_period_known,
+                           row_number() OVER (
+                               PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
+                           ) AS place
+                    FROM knowledge_atomicunit u
+                    WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
+                      AND u.embedding IS NOT NULL {visible}
+                ) nearest WHERE nearest.place <= %(per_concept)s
+                {naming}
             ) ranked  -- the topic's units are not shown unless the topic is kept
             JOIN knowledge_source src ON src.id = ranked.source_id
             JOIN knowledge_pagesnapshot ps ON ps.id = ranked.snapshot_id
             LEFT JOIN {users} corrector ON corrector.id = ranked.corrected_by_id
-            WHERE ranked.place <= %(per_concept)s
-               OR (ranked.place <= {NAMING_UNITS_READ} AND {names_person})
         )
         SELECT c.id, c.taxonomy_id, c.name, c.category_id, cat.slug, cat.name,
                CASE WHEN c.id = %(topic)s THEN (

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from knowledge.domain.profile import SINGLES_OUT, STATE_PENSION_AGE, Person
 
-# How far down a concept's units (by nearness to the question) one naming the person is read.
-NAMING_UNITS_READ = 60
-
 
 def person_named_sql(person: Person | None, *, table: str = "u") -> tuple[str, dict]:
     """An SQL condition true of a unit whose applicability names `person` by what singles

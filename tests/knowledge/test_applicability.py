@@ -460,3 +460,50 @@ def test_a_guides_part_stored_as_a_page_takes_the_guides_dates_of_birth(db):
 
     assert AtomicUnit.objects.get(pk=unit.pk).applicability == {"born_from": "1951-04-06"}
     assert AtomicUnit.objects.get(pk=elsewhere.pk).applicability == {}
+
+
+def test_a_scheme_whose_eligibility_requires_another_nation_is_not_this_persons():
+    """Debt Relief Orders: "you've lived or worked in England and Wales within the last 3
+    years". Someone in Northern Ireland is refused (their own scheme is not in the page); a
+    Scot is answered when the page gives their own way beside it ("In Scotland you can arrange
+    a Debt Payment Programme"); a line that people elsewhere cannot get a grant is no
+    requirement of where to live."""
+    from knowledge.models import AtomicUnit
+    from knowledge.retrieval.applies import nothing_for_this_person, profile_label
+    from knowledge.retrieval.hits import ConceptHit, UnitHit
+
+    debts = _read("options-for-dealing-with-your-debts.json")
+    texts = {text: applies for text, applies in debts}
+
+    def unit(fragment, unit_type="rule", page=1):
+        text = next(t for t in texts if fragment in t)
+        stored = AtomicUnit(
+            text=text, unit_type=unit_type, source_id=page, applicability=texts[text].as_json()
+        )
+        return UnitHit(stored, 0.7, "current", "")
+
+    def refused(person, *units):
+        hits = [ConceptHit(None, 0.7, 0.7, 0.7, 0.0, False, list(units))]
+        profile_label(hits, person)
+        return nothing_for_this_person(hits)
+
+    overview = unit("You can apply for a Debt Relief Order or Bankruptcy Order")
+    eligibility = unit("you've lived or worked in England and Wales", "eligibility")
+    assert refused(Person(nation="northern_ireland"), overview, eligibility)
+    assert not refused(Person(nation="wales"), overview, eligibility)
+    scottish_way = unit("In Scotland you can arrange a Debt Payment Programme")
+    assert not refused(Person(nation="scotland"), overview, eligibility, scottish_way)
+    grant = _read("sure-start-maternity-grant.json")
+    not_in_scotland = next(a for t, a in grant if "you cannot get a Sure Start" in t)
+    cannot = UnitHit(
+        AtomicUnit(
+            text="If you live in Scotland you cannot get a Sure Start Maternity Grant.",
+            unit_type="eligibility",
+            source_id=2,
+            applicability=not_in_scotland.as_json(),
+        ),
+        0.7,
+        "current",
+        "",
+    )
+    assert not refused(Person(nation="england"), overview, cannot)
