@@ -113,6 +113,9 @@ def load_hits(
     return hits, shown.topic
 
 
+# How many of a concept's units naming the person are read beside its nearest.
+NAMING_UNITS = UNITS_PER_CONCEPT // 2
+
 # What a search shows of a unit: vectors and page texts stay in the database (parsing a
 # vector costs more than the rest of the row).
 UNIT_COLUMNS_SHOWN = (
@@ -180,6 +183,7 @@ def _concepts_with_best_units(
     threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
     newer_period = NEWER_PERIOD.sql(table="t")
     names_person, person_params = person_named_sql(person, table="u")
+    # the nearest of those naming them, a few a concept (some of them are among the nearest)
     # For a person, the units of the concepts naming them, however far down: a branch of its
     # own, so that the nearest units' query keeps its early stop (a unit in both is shown once).
     naming = (
@@ -187,11 +191,16 @@ def _concepts_with_best_units(
         if names_person == "FALSE"
         else f"""
                 UNION ALL
-                SELECT {unit_columns}, u.embedding <=> %(q)s::vector,
-                       {NEWER_PERIOD_KNOWN}, %(per_concept)s + 1
-                FROM knowledge_atomicunit u
-                WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
-                  AND u.embedding IS NOT NULL {visible} AND {names_person}"""
+                SELECT * FROM (
+                    SELECT {unit_columns}, u.embedding <=> %(q)s::vector AS distance,
+                           {NEWER_PERIOD_KNOWN} AS newer_period_known,
+                           %(per_concept)s + row_number() OVER (
+                               PARTITION BY u.concept_id ORDER BY u.embedding <=> %(q)s::vector, u.id
+                           ) AS place
+                    FROM knowledge_atomicunit u
+                    WHERE u.concept_id = ANY(%(concepts)s) AND u.deleted_at IS NULL
+                      AND u.embedding IS NOT NULL {visible} AND {names_person}
+                ) naming WHERE naming.place <= %(per_concept)s + {NAMING_UNITS}"""
     )
     sql = f"""
         WITH best AS MATERIALIZED (  -- ranked once, whatever the join order below

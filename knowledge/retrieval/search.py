@@ -67,8 +67,8 @@ def concept_search(
 ) -> SearchResult:
     """One search, stage by stage. `with_context=False` leaves the context and sources
     empty, for a caller that merges several searches and assembles the context once.
-    `units_read`: how many of each concept's units nearest the words are read for a person
-    (more find the one naming them further down; fewer cost less), UNITS_PER_CONCEPT shown.
+    `units_read`: how many of each concept's units nearest the words are read (a suggestion
+    reads more), UNITS_PER_CONCEPT shown; for a person, those naming them join them.
 
     With `min_review` "signed_off" only reviewed units are searched; when none answers, the
     search runs again over every unit to tell `not_reviewed` (facts are held, none of them
@@ -119,11 +119,9 @@ def concept_search(
         day=day,
         visible_only=visible_only,
         reviewed_only=reviewed_only,
-        # For a person, more units are read, so that one naming them ranks in its concept
-        # though a few others are nearer the words (profile_label keeps those).
-        per_concept=UNITS_PER_CONCEPT
-        if params.profile is None
-        else units_read or UNITS_PER_CONCEPT + UNITS_PER_CONCEPT // 2,
+        # For a person, the units naming them are read too, however far down their concept
+        # (profile_label keeps those that single them out).
+        per_concept=units_read or UNITS_PER_CONCEPT,
         person=person,
     )
     timings["units"] = _ms(step)
