@@ -189,9 +189,7 @@ def ages_read(text: str) -> tuple[int | None, int | None, str]:
     intervals: list[tuple[int, int | None]] = []
     bracketed: list[tuple[int, int | None]] = []
     for clause in _clauses(text):
-        low: int | None = None
-        high: int | None = None
-        found = False
+        low, high, found = None, None, False  # this clause's bounds
         for match in _AGE_RANGE.finditer(clause):
             if _about_the_reader(clause, match.start()):
                 found = True
@@ -337,6 +335,9 @@ def children_read(text: str) -> tuple[int | None, int | None]:
 
 
 _BENEFIT_CONDITION = r"\b(?:if|when|while) you(?: or your partner)?(?:'re| are)? (?:get|gets|getting|receive|receiving|claim|claiming|on)\b[^.;]{0,60}?"
+_BENEFIT_NAMED = {
+    c: re.compile(rf"{_BENEFIT_CONDITION}(?:{n})", re.I) for c, n in BENEFIT_NAMES.items()
+}
 _BENEFIT_LIST = re.compile(_BENEFIT_CONDITION.replace("[^.;]", "[^.;:]") + ":", re.I)
 _PLAN = re.compile(r"\b(Plan [1245]|Postgraduate Loan)\b", re.I)
 
@@ -378,24 +379,24 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
     if any(_COUPLE.search(part) for part in household):
         partner = None if partner is False else True  # both named: for either
     children_min, children_max = children_read(where)
-    benefits = set()
-    for code, name in BENEFIT_NAMES.items():
-        if re.search(_BENEFIT_CONDITION + rf"(?:{name})", where, re.I):
-            benefits.add(code)
+    benefits = {code for code, named in _BENEFIT_NAMED.items() if named.search(where)}
     for lead in _BENEFIT_LIST.finditer(where):  # "if you're getting: A; B; C" is any of them
         listed = where[lead.end() :].split(".", 1)[0]
         benefits |= {c for c, name in BENEFIT_NAMES.items() if re.search(name, listed, re.I)}
-    plans = {
-        m.group(1).lower().replace(" loan", "").replace(" ", "_") for m in _PLAN.finditer(where)
-    }
     return {
         "employment": frozenset(employment),
         "partner": partner,
         "children_min": children_min,
         "children_max": children_max,
         "benefits": frozenset(benefits),
-        "student_loan_plans": frozenset(plans),
+        "student_loan_plans": _plans_named(where),
     }
+
+
+def _plans_named(text: str) -> frozenset[str]:
+    return frozenset(
+        m.group(1).lower().replace(" loan", "").replace(" ", "_") for m in _PLAN.finditer(text)
+    )
 
 
 def applicability_read(
@@ -408,23 +409,22 @@ def applicability_read(
     """Who the statement is for (see the module's docstring). `page_nations` is what
     page_nations_read found for its page, used when the statement and its headings name
     no nation. A worked example's ages, incomes and circumstances are the example's, not
-    conditions on who it is for: of an example only the nations are read."""
+    conditions on who it is for: of an example only the nations and loan plans are read."""
     headings = [h for h in (heading_path or []) if h]
     nations, nation_basis = nations_read(text, headings)
     if not nations and page_nations[0] and not names_a_nation(text):
         # A statement that names a nation later on speaks of it too: not the page's others'.
         nations, nation_basis = set(page_nations[0]), page_nations[1]
-    if unit_type == "example":
-        return Applicability(
-            nations=frozenset(nations) if set(nations) != set(NATIONS) else frozenset()
-        )
+    only_in = frozenset(nations) if set(nations) != set(NATIONS) else frozenset()
+    if unit_type == "example":  # a worked example of one loan plan is for that plan's borrowers
+        return Applicability(nations=only_in, student_loan_plans=_plans_named(text))
     age_min, age_max, pension = ages_read(text)
     born_from, born_before = births_read(text)
     income_min, income_max = incomes_read(text)
     circumstances = circumstances_read(text, headings)
     basis = [f"nations from {nation_basis}"] if nation_basis else []
     return Applicability(
-        nations=frozenset(nations) if set(nations) != set(NATIONS) else frozenset(),
+        nations=only_in,
         age_min=age_min,
         age_max=age_max,
         state_pension_age=pension,

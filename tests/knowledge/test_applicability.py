@@ -140,6 +140,15 @@ def test_an_age_bound_includes_its_number_when_the_page_says_or_under():
 def test_a_worked_examples_figures_are_not_who_it_is_for():
     read = _read("tax-on-dividends--overview--2024-25.json")
     assert _of(read, "8.75% tax on £2,500 of dividends").is_everyone()
+    # but a worked example of one loan plan is for that plan's borrowers
+    plan_1 = applicability_read(
+        "Repay your student loan > Example: You're paid monthly and your income changes each "
+        "month. This month your income was £2,000, which is over the Plan 1 monthly threshold "
+        "of £1,682.",
+        unit_type="example",
+    )
+    assert plan_1 == Applicability(student_loan_plans=frozenset({"plan_1"}))
+    assert profile_fit(plan_1, Person(student_loan_plan="plan_2")).applies is False
 
 
 def test_one_clause_bounds_narrow_each_other():
