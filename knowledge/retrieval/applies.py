@@ -58,11 +58,12 @@ def concept_place(hit: ConceptHit) -> int:
 
 def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
     """The knowledge base answers the question only for other people: the concept answering
-    it best (by score) has units and none answers this person, or most of the concepts found
-    are so. A unit answers a person when it is for them or for everyone; so does an
-    eligibility rule that leaves them out by its own conditions ("you must be 18 or over but
-    under 40": their answer is that they do not qualify), but not one of another nation's
-    scheme (theirs has rules of its own)."""
+    it best (by score) has units and none answers this person, or its units nearest the
+    question are other people's, or it is another nation's scheme; or most of the concepts
+    found are for other people only. A unit answers a person when it is for them or for
+    everyone; so does an eligibility rule that leaves them out by its own conditions ("you
+    must be 18 or over but under 40": their answer is that they do not qualify), but not one
+    of another nation's scheme (theirs has rules of its own)."""
     if not hits:
         return False
     best = max(hits, key=lambda hit: hit.score)
