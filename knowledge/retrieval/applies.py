@@ -5,11 +5,10 @@ the concepts that have one."""
 
 from __future__ import annotations
 
-import re
-
 from knowledge.domain.profile import Person, profile_fit
 from knowledge.retrieval.hits import ConceptHit, UnitHit
 from knowledge.text.applicability import Applicability
+from knowledge.text.nations import says_not_here
 
 # A unit for this person first, one for everyone next, one for someone else last.
 _PLACE = {True: 0, None: 1, False: 2}
@@ -88,7 +87,7 @@ def _another_nations_scheme(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
         if u.unit.unit_type == "eligibility"
         and u.fit is not None
         and "nation" in u.fit.contradicted_on
-        and not _NEGATED.search(u.unit.text)  # "In Scotland you cannot get it": not a requirement
+        and not says_not_here(u.unit.text)  # "In Scotland you cannot get it": no requirement
     }
     theirs = any(
         u.fit is not None and u.fit.applies and "nation" in u.fit.matched_on
@@ -98,14 +97,6 @@ def _another_nations_scheme(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
     )
     return bool(pages) and not theirs
 
-
-# A statement that people somewhere cannot get the scheme, rather than one requiring them to
-# live where it runs.
-_NEGATED = re.compile(
-    r"\b(?:cannot|can't|can not|are not able to|will not be able to) (?:get|claim|apply for)\b"
-    r"|\binstead\b|\bno longer\b",
-    re.IGNORECASE,
-)
 
 # How many of a concept's units nearest the question speak for it.
 _NEAREST = 2
@@ -125,13 +116,11 @@ def _nearest_for_others(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
     if len(near) < _NEAREST or any(_answers_them(u) for u in near):
         return False
     grounds = set().union(*(u.fit.contradicted_on for u in near))
-    theirs = [
-        u
-        for concept in {id(hit): hit, id(seen_first): seen_first}.values()
+    return not any(
+        u.fit is not None and u.fit.applies and u.fit.matched_on & grounds
+        for concept in (hit, seen_first)
         for u in concept.units
-        if u.fit is not None and u.fit.applies and u.fit.matched_on & grounds
-    ]
-    return not theirs
+    )
 
 
 def _for_others_only(hit: ConceptHit) -> bool:

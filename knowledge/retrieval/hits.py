@@ -183,9 +183,9 @@ def _concepts_with_best_units(
     threshold_columns = ", ".join(f"t.{name}" for name in THRESHOLD_COLUMNS)
     newer_period = NEWER_PERIOD.sql(table="t")
     names_person, person_params = person_named_sql(person, table="u")
-    # the nearest of those naming them, a few a concept (some of them are among the nearest)
-    # For a person, the units of the concepts naming them, however far down: a branch of its
-    # own, so that the nearest units' query keeps its early stop (a unit in both is shown once).
+    # For a person, the nearest few units of each concept that name them, however far down:
+    # a branch of its own, so that the nearest units' query keeps its early stop (a unit in
+    # both is shown once).
     naming = (
         ""
         if names_person == "FALSE"

@@ -33,21 +33,25 @@ def person_named_sql(person: Person | None, *, table: str = "u") -> tuple[str, d
     if person.children_ages:
         conditions.append(f"{applies} ? 'children_min'")
     if person.annual_income is not None:
-        income = "%(person_income)s::numeric"
         params["person_income"] = person.annual_income
-        conditions.append(
-            f"(({applies}->>'income_min')::numeric BETWEEN {SINGLES_OUT['income_from']} AND {income})"
-            f" OR (({applies}->>'income_max')::numeric BETWEEN {income} AND {SINGLES_OUT['income_to']})"
-        )
+        conditions.append(_singling_bound(applies, "income", "%(person_income)s::numeric"))
     if person.age is not None:
-        age = "%(person_age)s::int"
         params["person_age"] = person.age
-        conditions.append(
-            f"(({applies}->>'age_min')::int BETWEEN {SINGLES_OUT['age_from']} AND {age})"
-            f" OR (({applies}->>'age_max')::int BETWEEN {age} AND {SINGLES_OUT['age_to']})"
-        )
+        conditions.append(_singling_bound(applies, "age", "%(person_age)s::int"))
         if person.age >= STATE_PENSION_AGE:
             conditions.append(f"{applies}->>'state_pension_age' = 'reached'")
     if not conditions:
         return "FALSE", params
     return "(" + " OR ".join(f"({c})" for c in conditions) + ")", params
+
+
+def _singling_bound(applies: str, bound: str, value: str) -> str:
+    """A lower bound from SINGLES_OUT's "from" up to the person's value, or an upper bound
+    from their value down to its "to" ("income over £60,000" for someone on £65,000; "under
+    25" for a 23-year-old)."""
+    cast = value.rsplit("::", 1)[1]
+    low, high = SINGLES_OUT[f"{bound}_from"], SINGLES_OUT[f"{bound}_to"]
+    return (
+        f"(({applies}->>'{bound}_min')::{cast} BETWEEN {low} AND {value})"
+        f" OR (({applies}->>'{bound}_max')::{cast} BETWEEN {value} AND {high})"
+    )

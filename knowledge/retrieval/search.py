@@ -119,8 +119,8 @@ def concept_search(
         day=day,
         visible_only=visible_only,
         reviewed_only=reviewed_only,
-        # For a person, the units naming them are read too, however far down their concept
-        # (profile_label keeps those that single them out).
+        # For a person, the nearest few units naming them are read too, however far down
+        # their concept (profile_label keeps those that single them out).
         per_concept=units_read or UNITS_PER_CONCEPT,
         person=person,
     )

@@ -22,7 +22,14 @@ from knowledge.text.applicability import (
     circumstances_read,
 )
 from knowledge.text.birth_dates import births_read
-from knowledge.text.nations import NATIONS, names_a_nation, nations_read, page_nations_read
+from knowledge.text.nations import (
+    NATIONS,
+    names_a_nation,
+    nations_named,
+    nations_read,
+    page_nations_read,
+)
+from knowledge.text.normalise import QUOTES
 
 _DIFFERENT = re.compile(
     r"\bthere(?:'s| is| are| will be) (?:a |an )?(?:\w+ ){0,2}different\b"
@@ -69,9 +76,9 @@ def section_exceptions_read(page_lines: list[tuple[list[str], str]]) -> list[Sec
                 for heads, text in page_lines[number + 1 : number + 8]
                 if heads == headings and len(text) < 60
             ]
-            named_nations, named_work = _nations_named(" ".join(listed)), frozenset()
+            named_nations, named_work = nations_named(" ".join(listed)), frozenset()
         else:
-            named_nations = _nations_named(clause)
+            named_nations = nations_named(clause)
             named_work = circumstances_read(clause, [])["employment"]
         if not named_nations and not named_work:
             continue
@@ -113,15 +120,10 @@ def _schemes_for_residents(page_lines: list[tuple[list[str], str]]) -> list[Sect
 
 
 _CLAUSE = re.compile(r"(?<=[.;])\s+|\s+-\s+|^-\s+")
-_NATION_NAME = re.compile(r"\b(England|Scotland|Wales|Northern Ireland)\b")
 
 
 def _plain(line: str) -> str:
-    return line.replace("\u2019", "'").strip()
-
-
-def _nations_named(text: str) -> frozenset[str]:
-    return frozenset(name.lower().replace(" ", "_") for name in _NATION_NAME.findall(text))
+    return line.translate(QUOTES).strip()
 
 
 def narrowed_by_section(

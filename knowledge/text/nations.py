@@ -146,3 +146,16 @@ def _names_page_subject(statement: str, page_title: str) -> bool:
 def names_a_nation(text: str) -> bool:
     """The statement narrows something to a nation anywhere in it, not only at its head."""
     return bool(_LIVES_IN.search(text))
+
+
+def nations_named(text: str) -> frozenset[str]:
+    """Every nation the text names, however it names them ("different rules for Northern
+    Ireland")."""
+    return frozenset(_nation_code(name) for name in re.findall(rf"\b{_NATION}\b", text))
+
+
+def says_not_here(text: str) -> bool:
+    """The statement says people somewhere cannot get something, get something else instead
+    or have it differently ("If you live in Scotland you cannot get a Sure Start Maternity
+    Grant"): not a condition of where to live to get it."""
+    return bool(_NOT_HERE.search(text))
