@@ -15,13 +15,9 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from knowledge.text.applicability import (
-    EMPLOYMENTS,
-    Applicability,
-    applicability_read,
-    circumstances_read,
-)
+from knowledge.text.applicability import Applicability, applicability_read
 from knowledge.text.birth_dates import births_read
+from knowledge.text.circumstances import EMPLOYMENTS, circumstances_read
 from knowledge.text.nations import (
     NATIONS,
     names_a_nation,

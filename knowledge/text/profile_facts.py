@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge.text.applicability import BENEFIT_NAMES
+from knowledge.text.circumstances import BENEFIT_NAMES
 
 # The largest places of each devolved nation and of England, for "we live in Glasgow": a
 # user names their town more often than their nation.
