@@ -4,10 +4,13 @@ so that the same input gets the same answer over either."""
 
 from __future__ import annotations
 
+from django.utils import timezone
+
 from knowledge.domain.questions import ConversationTurn
 from knowledge.query.search import QuestionResult, question_plan, question_search
 from knowledge.query.suggest import profile_suggest
 from knowledge.retrieval import SearchParams, SearchResult
+from knowledge.retrieval.tax_bands import person_on
 from knowledge.verification.check import answer_verify
 from knowledge.verification.judge import claim_judge
 from navigator import presenters
@@ -76,7 +79,9 @@ def verify_answer(payload: VerifyIn) -> tuple[dict, dict]:
         cited_unit_ids=payload.cited_unit_ids,
         judge=claim_judge(),
         asked=_last_question(payload.conversation),
-        person=payload.profile.person(on=payload.as_of) if payload.profile else None,
+        person=person_on(payload.profile, payload.as_of or timezone.localdate())
+        if payload.profile
+        else None,
     )
     body = presenters.verification_payload(checked)
     return body, {

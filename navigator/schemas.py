@@ -187,7 +187,8 @@ class UnitOut(Out):
         default_factory=dict,
         description="Who the unit is for, where its words, headings or page say: nations, "
         "age_min, age_max (inclusive years), state_pension_age (under/reached), income_min, "
-        "income_max (£ a year), employment, partner, children, benefits, student_loan_plans; "
+        "income_max (£ a year), employment, partner, children, benefits, student_loan_plans, "
+        "tax_bands (basic/higher/additional: the Income Tax rate the reader pays); "
         "{} is everyone, UK-wide",
     )
     applies: bool | None = Field(

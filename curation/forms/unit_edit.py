@@ -38,7 +38,8 @@ class UnitCorrectionForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "spellcheck": "false"}),
         help_text='{} is everyone; e.g. {"nations": ["scotland"]}, {"age_min": 18, "age_max": 39}, '
-        '{"income_min": "60000"}, {"employment": ["self_employed"]}, {"benefits": ["universal_credit"]}',
+        '{"income_min": "60000"}, {"employment": ["self_employed"]}, {"benefits": ["universal_credit"]}, '
+        '{"tax_bands": ["higher", "additional"]}',
     )
     valid_from = forms.DateField(
         label="Valid from",

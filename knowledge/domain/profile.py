@@ -18,11 +18,13 @@ from typing import Literal
 from knowledge.text.applicability import EMPLOYMENTS, STUDENT_LOAN_PLANS, Applicability
 from knowledge.text.birth_dates import birth_range_of_age
 from knowledge.text.nations import NATION_NAMES, NATIONS
+from knowledge.text.tax_bands import TAX_BANDS
 
 # The codes a profile and a unit's applicability share, written once (knowledge.text).
 Nation = Literal[NATIONS]
 Employment = Literal[EMPLOYMENTS]
 StudentLoanPlan = Literal[STUDENT_LOAN_PLANS]
+TaxBand = Literal[TAX_BANDS]
 
 # A heuristic of who is few among adults, for telling a statement that names this person from
 # a rule nearly everyone meets ("aged 16 or over", "income over £85"): an age bound from 25 up
@@ -49,10 +51,17 @@ class Person:
     # The day `age` is on (the search's), which dates of birth are compared on; not a field
     # the person gave.
     age_on: dt.date | None = field(default=None, compare=False)
+    # The Income Tax bands `annual_income` may fall in on that day, from the knowledge base's
+    # band table (knowledge.retrieval.tax_bands): one band, or two when the table gives only
+    # where the lower ends. Worked out, not a field the person gave.
+    tax_bands: frozenset[str] | None = field(default=None, compare=False)
 
     def fields_present(self) -> list[str]:
+        worked_out = ("age_on", "tax_bands")
         return [
-            name for name, value in self.__dict__.items() if value is not None and name != "age_on"
+            name
+            for name, value in self.__dict__.items()
+            if value is not None and name not in worked_out
         ]
 
     def is_empty(self) -> bool:
@@ -139,6 +148,21 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
                 selective=(low or 0) >= SINGLES_OUT["income_from"]
                 or (high is not None and high <= SINGLES_OUT["income_to"]),
             )
+    # Decided only when every band the income may fall in is named, or none is.
+    if (
+        applicability.tax_bands
+        and profile.tax_bands
+        and (
+            profile.tax_bands <= applicability.tax_bands
+            or not profile.tax_bands & applicability.tax_bands
+        )
+    ):
+        compare(
+            profile.tax_bands <= applicability.tax_bands,
+            f"for {_bands(applicability.tax_bands)} rate taxpayers",
+            on="annual_income",
+            selective="basic" not in applicability.tax_bands,
+        )
     if applicability.employment and profile.employment:
         compare(
             profile.employment in applicability.employment,
@@ -187,6 +211,10 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
             )
     applies = False if contradicted else True if matched else None
     return Fit(applies, matched, contradicted, singling_out, matched_on, contradicted_on)
+
+
+def _bands(bands: frozenset[str]) -> str:
+    return " or ".join(band for band in TAX_BANDS if band in bands)
 
 
 def _by_age(applicability: Applicability, person: Person) -> tuple[bool, str, bool] | None:

@@ -23,7 +23,7 @@ from knowledge.domain.extraction import (
     ValuePeriod,
     ValueUnit,
 )
-from knowledge.domain.profile import Employment, Nation, StudentLoanPlan
+from knowledge.domain.profile import Employment, Nation, StudentLoanPlan, TaxBand
 from knowledge.domain.questions import (
     ClaimVerdictName,
     ConversationTurn,
@@ -90,6 +90,7 @@ class LlmApplies(BaseModel):
     children_max: int | None
     benefits: list[str]
     student_loan_plans: list[StudentLoanPlan]
+    tax_bands: list[TaxBand]
 
 
 class LlmUnit(BaseModel):

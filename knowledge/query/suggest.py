@@ -31,6 +31,7 @@ from knowledge.retrieval import UNITS_PER_CONCEPT, ConceptHit, SearchParams, con
 from knowledge.retrieval.applies import concept_place
 from knowledge.retrieval.params import Profile
 from knowledge.retrieval.sql import VISIBLE_ON_DAY
+from knowledge.retrieval.tax_bands import person_on
 from knowledge.text.applicability import PERSONAL_KEYS, Applicability
 
 MAX_SUGGESTIONS = 20
@@ -80,7 +81,7 @@ def profile_suggest(
 ) -> SuggestResult:
     started = time.perf_counter()
     day = as_of or timezone.localdate()
-    person = profile.person(on=day)
+    person = person_on(profile, day)
     events = life_events_for(person, query_vocabulary().life_events)
     narrowed = narrowed_concepts(person, day=day)
     sources: list[list[tuple[str, str]]] = [narrowed] + [

@@ -32,6 +32,9 @@ def person_named_sql(person: Person | None, *, table: str = "u") -> tuple[str, d
         params["person_plan"] = person.student_loan_plan
     if person.children_ages:
         conditions.append(f"{applies} ? 'children_min'")
+    if person.tax_bands and "basic" not in person.tax_bands:  # few pay above the basic rate
+        conditions.append(f"{applies}->'tax_bands' ?| %(person_bands)s::text[]")
+        params["person_bands"] = sorted(person.tax_bands)
     if person.annual_income is not None:
         params["person_income"] = person.annual_income
         conditions.append(_singling_bound(applies, "income", "%(person_income)s::numeric"))

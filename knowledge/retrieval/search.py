@@ -27,6 +27,7 @@ from knowledge.retrieval.sql import (
     unit_ef_search,
     vector_literal,
 )
+from knowledge.retrieval.tax_bands import person_on
 
 
 class SearchError(ValueError):
@@ -111,7 +112,7 @@ def concept_search(
 
     step = time.perf_counter()
     topic_id = concept_rows[0][0] if concept_rows else None
-    person = params.profile.person(on=params.as_of) if params.profile is not None else None
+    person = person_on(params.profile, day) if params.profile is not None else None
     hits, topic = load_hits(
         kept,
         vector_text,

@@ -1,6 +1,6 @@
 """Who a statement is for, read from gov.uk English: the UK nations it is narrowed to, the age
-and income bounds of the person it speaks about, their work, household, benefits and student
-loan plan; from the statement's own words (list lead-in included, as the unit's text carries
+and income bounds of the person it speaks about, their Income Tax band, their work, household,
+benefits and student loan plan; from the statement's own words (list lead-in included, as the unit's text carries
 it), its heading path ("If you live in Scotland") and its page (knowledge.text.exceptions).
 
 A condition counts only where the statement is about the reader ("if you're under 25",
@@ -24,6 +24,7 @@ from knowledge.text.circumstances import (
     plans_named,
 )
 from knowledge.text.nations import NATIONS, names_a_nation, nations_read
+from knowledge.text.tax_bands import TAX_BANDS, tax_bands_read
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Applicability:
     children_max: int | None = None
     benefits: frozenset[str] = frozenset()
     student_loan_plans: frozenset[str] = frozenset()
+    tax_bands: frozenset[str] = frozenset()  # Income Tax bands, by name (knowledge.text.tax_bands)
     basis: tuple[str, ...] = field(default=(), compare=False)  # where each reading came from
 
     def is_everyone(self) -> bool:
@@ -67,6 +69,7 @@ class Applicability:
             "children_max": self.children_max,
             "benefits": sorted(self.benefits),
             "student_loan_plans": sorted(self.student_loan_plans),
+            "tax_bands": sorted(self.tax_bands, key=TAX_BANDS.index),
         }
         return {key: value for key, value in data.items() if value not in (None, "", [])}
 
@@ -90,6 +93,7 @@ class Applicability:
             children_max=data.get("children_max"),
             benefits=frozenset(data.get("benefits", ())),
             student_loan_plans=frozenset(data.get("student_loan_plans", ())),
+            tax_bands=frozenset(data.get("tax_bands", ())),
             **money,
         )
 
@@ -287,6 +291,7 @@ def applicability_read(
         born_before=born_before,
         income_min=income_min,
         income_max=income_max,
+        tax_bands=tax_bands_read(text, headings),
         basis=tuple(basis),
         **circumstances,
     )
@@ -309,6 +314,7 @@ def applicability_checked(data) -> dict:
         ("nations", NATIONS),
         ("employment", EMPLOYMENTS),
         ("student_loan_plans", STUDENT_LOAN_PLANS),
+        ("tax_bands", TAX_BANDS),
     ):
         values = data.get(key, [])
         if not isinstance(values, list) or not set(values) <= set(allowed):

@@ -183,6 +183,9 @@ class PageReading:
     nations: tuple[set[str], str]
     exceptions: list[SectionException]
     births: PageBirths = PageBirths()
+    # A flat page's headings read as subsections of the alternative above them (see
+    # alternatives_governing), by heading.
+    governing: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def page_reading(title: str, page_lines: list[tuple[list[str], str]]) -> PageReading:
@@ -192,7 +195,35 @@ def page_reading(title: str, page_lines: list[tuple[list[str], str]]) -> PageRea
         page_nations_read(title, page_lines),
         section_exceptions_read(page_lines),
         page_births_read(title, page_lines),
+        alternatives_governing(page_lines),
     )
+
+
+def alternatives_governing(page_lines: list[tuple[list[str], str]]) -> dict[str, str]:
+    """A page stored as plain text has its headings at one level, so a heading's subsections
+    look like its siblings. Between two headings that are alternatives on one ground ("If you
+    pay higher rate Income Tax" … "If you pay basic rate Income Tax"), the headings that narrow
+    no one ("Gains from 30 October 2024 onwards") can only be the first one's subsections: a
+    page does not break off its alternatives for something for everyone. Those are read so;
+    after the last alternative nothing is, since there the page may well have moved on."""
+    order = list(dict.fromkeys(tuple(headings) for headings, _ in page_lines if headings))
+    if any(len(headings) > 1 for headings in order):
+        return {}  # the headings nest: the page's own structure says whose they are
+    names = [headings[0] for headings in order]
+    grounds = [_narrowing_ground(name) for name in names]
+    governing: dict[str, str] = {}
+    for first, ground in enumerate(grounds):
+        following = next((n for n in range(first + 1, len(names)) if grounds[n]), None)
+        if not ground or following is None or grounds[following] != ground:
+            continue
+        governing |= {names[n]: names[first] for n in range(first + 1, following)}
+    return governing
+
+
+def _narrowing_ground(heading: str) -> frozenset[str]:
+    """Which of a reader's fields the heading narrows ("If you live in Scotland": nations)."""
+    read = applicability_read(heading).as_json()
+    return frozenset(read)
 
 
 # Who can get the page's subject: "You can get", "you'll get", "you can claim", "eligible".
@@ -229,6 +260,8 @@ def statement_applicability(
     text: str, *, heading_path: list[str], page: PageReading, unit_type: str = ""
 ) -> Applicability:
     """Who a statement is for: its own words, its headings, its section and its page."""
+    above = page.governing.get(heading_path[-1]) if heading_path else None
+    heading_path = [above, *heading_path] if above else heading_path
     read = applicability_read(
         text, heading_path=heading_path, page_nations=page.nations, unit_type=unit_type
     )

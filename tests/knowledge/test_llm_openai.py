@@ -202,6 +202,7 @@ def price(prompt: int, completion: int) -> Decimal:
 def applies_to(**given) -> dict:
     """A strict answer's applies_to: every field, empty unless given."""
     empty = {"nations": [], "employment": [], "benefits": [], "student_loan_plans": []}
+    empty["tax_bands"] = []
     nulls = ["age_min", "age_max", "state_pension_age", "income_min", "income_max"]
     nulls += ["partner", "children_min", "children_max"]
     return empty | dict.fromkeys(nulls) | given
@@ -255,7 +256,7 @@ def test_good_answers_store_verified_units_with_usage_and_cost(fake_openai, prov
 
     run.refresh_from_db()
     assert run.status == ExtractionRun.Status.SUCCEEDED and run.error == ""
-    assert run.provider == "openai" and run.model == MODEL and run.prompt_version == "v4"
+    assert run.provider == "openai" and run.model == MODEL and run.prompt_version == "v5"
     assert run.context["category"] == "isa"
     assert run.context["related_categories"] == ["pensions"]  # the unknown slug is dropped
     assert (run.units_made, run.units_rejected, run.units_unassigned) == (4, 0, 0)

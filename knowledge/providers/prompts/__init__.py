@@ -12,7 +12,7 @@ from knowledge.providers.types import PageContext
 PROMPT_VERSION = "v2"
 # The units prompt moved on alone (the period each fact states and why); an extraction run's
 # version is this one's, the context prompt it follows being PROMPT_VERSION's.
-EXTRACT_PROMPT_VERSION = "v4"  # v4: who each fact is for (applies_to)
+EXTRACT_PROMPT_VERSION = "v5"  # v4: who each fact is for (applies_to); v5: tax bands
 ANALYSIS_PROMPT_VERSION = "v1"
 JUDGE_PROMPT_VERSION = "v1"
 PROMPTS = Path(__file__).resolve().parent
