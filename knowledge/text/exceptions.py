@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from knowledge.text.applicability import Applicability, applicability_read
 from knowledge.text.birth_dates import births_read
 from knowledge.text.circumstances import EMPLOYMENTS, circumstances_read
+from knowledge.text.exclusions import Exclusion, exclusions_read, narrowed_by_exclusions
 from knowledge.text.nations import (
     NATIONS,
     names_a_nation,
@@ -186,6 +187,8 @@ class PageReading:
     # A flat page's headings read as subsections of the alternative above them (see
     # alternatives_governing), by heading.
     governing: dict[str, str] = dataclasses.field(default_factory=dict)
+    # Its lines saying who cannot get what it offers, by age or income (knowledge.text.exclusions).
+    exclusions: list[Exclusion] = dataclasses.field(default_factory=list)
 
 
 def page_reading(title: str, page_lines: list[tuple[list[str], str]]) -> PageReading:
@@ -196,6 +199,7 @@ def page_reading(title: str, page_lines: list[tuple[list[str], str]]) -> PageRea
         section_exceptions_read(page_lines),
         page_births_read(title, page_lines),
         alternatives_governing(page_lines),
+        exclusions_read(page_lines),
     )
 
 
@@ -273,8 +277,13 @@ def statement_applicability(
             born_before=births.born_before,
             basis=(*read.basis, f"dates of birth from the page: “{births.line}”"),
         )
-    return narrowed_by_section(
+    read = narrowed_by_section(
         read, text=text, heading_path=heading_path, exceptions=page.exceptions
+    )
+    if unit_type == "example":  # a worked example's ages and incomes are the example's
+        return read
+    return narrowed_by_exclusions(
+        read, text=text, heading_path=heading_path, exclusions=page.exclusions
     )
 
 
