@@ -261,7 +261,8 @@ RETRIEVAL_HYBRID = env_bool("RETRIEVAL_HYBRID", False)
 RETRIEVAL_EF_SEARCH = env_int("RETRIEVAL_EF_SEARCH", 400, minimum=10, maximum=1000)
 RETRIEVAL_CONCEPT_EF_SEARCH = env_int("RETRIEVAL_CONCEPT_EF_SEARCH", 100, minimum=10, maximum=1000)
 # How long a process trusts its compiled query vocabulary before it asks whether an editor
-# changed it (one small query): an edit reaches every API worker within this time.
+# changed it (one small query), and the Income Tax band table it read for a day (the band a
+# person's income falls in): an edit reaches every API worker within this time.
 QUERY_VOCABULARY_CHECK_SECONDS = env_float("QUERY_VOCABULARY_CHECK_SECONDS", 2.0, minimum=0.0)
 API_THROTTLE_RATE = env_str("API_THROTTLE_RATE", "60/m")
 

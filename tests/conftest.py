@@ -29,12 +29,15 @@ def _query_vectors_forgotten():
 
 @pytest.fixture(autouse=True)
 def _query_vocabulary_read_each_time(settings):
-    """Tests edit the taxonomy and search at once: the vocabulary is checked on every call
-    (tests/knowledge/test_query_vocabulary.py holds the interval production uses)."""
+    """Tests edit the taxonomy and search at once: the vocabulary (and the tax band table) is
+    read on every call (tests/knowledge/test_query_vocabulary.py holds the interval production
+    uses)."""
     from knowledge.query.vocabulary import query_vocabulary_forget
+    from knowledge.retrieval.tax_bands import band_limits_forget
 
     settings.QUERY_VOCABULARY_CHECK_SECONDS = 0
     query_vocabulary_forget()
+    band_limits_forget()
 
 
 @pytest.fixture

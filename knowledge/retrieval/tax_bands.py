@@ -13,14 +13,21 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+import threading
+import time
 from decimal import Decimal
 
-from django.db.models import Q
+from django.conf import settings
 
 from knowledge.domain.profile import Person
-from knowledge.models import AtomicUnit
+from knowledge.domain.temporal import TemporalStatus
+from knowledge.models import AtomicUnit, Concept
 from knowledge.retrieval.params import Profile
 from knowledge.text.tax_bands import TAX_BANDS
+
+_lock = threading.Lock()
+_held: dict[tuple[str, dt.date], tuple[float, dict[str, Decimal]]] = {}
+_DAYS_HELD = 64
 
 # A band's row: its name, its range of taxable income and its rate.
 _BAND_ROW = re.compile(
@@ -31,22 +38,57 @@ _BAND_ROW = re.compile(
 
 def band_upper_limits(nation: str | None, day: dt.date) -> dict[str, Decimal]:
     """The top of each band whose row is in force on `day` for `nation` (England when not
-    given: gov.uk writes for England unless it says otherwise)."""
-    nation = nation or "england"
+    given: gov.uk writes for England unless it says otherwise). Held for
+    QUERY_VOCABULARY_CHECK_SECONDS, like the query vocabulary: a search with an income then
+    costs no query, and an expert's correction of the table shows within that interval."""
+    key = (nation or "england", day)
+    with _lock:
+        held = _held.get(key)
+    if held is not None and time.monotonic() - held[0] < settings.QUERY_VOCABULARY_CHECK_SECONDS:
+        return held[1]
+    limits = _limits_read(*key)
+    with _lock:
+        if len(_held) >= _DAYS_HELD:  # the days searched on are few; bound them all the same
+            _held.clear()
+        _held[key] = (time.monotonic(), limits)
+    return limits
+
+
+def band_limits_forget() -> None:
+    """The next search reads the table afresh (a test's database is not the last one's)."""
+    with _lock:
+        _held.clear()
+
+
+def _limits_read(nation: str, day: dt.date) -> dict[str, Decimal]:
+    # Plain indexed queries (the category's concepts, then their thresholds), the row pattern
+    # and the temporal rule in Python: this runs on every search with an income, and the
+    # in_force expression's planning, or a pattern over every unit, costs milliseconds.
+    concepts = list(
+        Concept.objects.filter(taxonomy_id__startswith="income_tax.").values_list("pk", flat=True)
+    )
     rows = (
         AtomicUnit.objects.alive()
-        .in_force(day)
-        .filter(unit_type=AtomicUnit.Type.THRESHOLD, concept__taxonomy_id__startswith="income_tax.")
-        .filter(Q(applicability__nations__contains=[nation]) | ~Q(applicability__has_key="nations"))
-        .filter(text__iregex=r"(basic|higher) rate.*£.* to £")
-        .values_list("text", flat=True)
+        .filter(concept_id__in=concepts, unit_type=AtomicUnit.Type.THRESHOLD)
+        .only("text", "applicability", "valid_from", "valid_to", "superseded_date", "superseded_by")
+        .order_by()
     )
     limits: dict[str, Decimal] = {}
-    for text in rows:
-        for match in _BAND_ROW.finditer(text):
+    for unit in rows:
+        nations = (unit.applicability or {}).get("nations")
+        if nations and nation not in nations:
+            continue
+        # A period that has ended is never current, whatever came after it: no need to ask.
+        ended = unit.valid_to is not None and unit.valid_to < day
+        if (
+            ended
+            or unit.temporal_status_on(day, newer_period_known=False) != TemporalStatus.CURRENT
+        ):
+            continue
+        for match in _BAND_ROW.finditer(unit.text):
             band, top = match.group(1).lower(), Decimal(match.group(3).replace(",", ""))
             # Two rows for one band on one day disagree only across nations' tables, which
-            # the filter above keeps apart; the lower reading is the safer one.
+            # the nations keep apart; the lower reading is the safer one.
             limits[band] = min(limits.get(band, top), top)
     return limits
 

@@ -4,15 +4,17 @@ and the band a person's income falls in, read from the knowledge base's own band
 import datetime as dt
 from decimal import Decimal
 
+import numpy as np
 import pytest
 
 from knowledge.domain.profile import Person, profile_fit
+from knowledge.retrieval import SearchParams, concept_search
 from knowledge.retrieval.params import Profile
 from knowledge.retrieval.tax_bands import income_bands, person_on
 from knowledge.text.applicability import Applicability, applicability_checked
 from knowledge.text.exceptions import alternatives_governing
 from knowledge.text.tax_bands import tax_bands_read
-from tests.factories import ConceptFactory, UnitFactory
+from tests.factories import ConceptFactory, UnitFactory, axis_vector
 from tests.knowledge.test_applicability import _of, _read
 
 BOTH_ABOVE = {"higher", "additional"}
@@ -166,3 +168,46 @@ def test_the_worked_out_band_is_not_a_field_the_person_gave(db):
     person = person_on(Profile(annual_income=60_000, age=40), dt.date(2024, 12, 1))
     assert person.tax_bands == {"higher"}
     assert sorted(person.fields_present()) == ["age", "annual_income"]
+
+
+def test_the_table_is_held_for_the_vocabularys_interval_then_read_again(db, settings):
+    settings.QUERY_VOCABULARY_CHECK_SECONDS = 3600
+    day = dt.date(2024, 12, 1)
+    assert income_bands(Decimal(30_000), "england", day) is None
+    _band_table(valid_from=dt.date(2024, 4, 6))
+    assert income_bands(Decimal(30_000), "england", day) is None  # held: no query
+    settings.QUERY_VOCABULARY_CHECK_SECONDS = 0
+    assert income_bands(Decimal(30_000), "england", day) == {"basic"}
+
+
+def test_a_search_reads_the_units_for_the_persons_band_from_far_down_their_concept(db):
+    """Twenty units nearer the question say nothing of bands; the twenty-first is for higher
+    rate taxpayers: someone earning £60,000 sees it first, labelled; someone on £30,000 does
+    not see it at all."""
+    _band_table(valid_from=dt.date(2024, 4, 6))
+    concept = ConceptFactory(embedding=axis_vector(2))
+    for n in range(20):
+        UnitFactory(concept=concept, text=f"Rule {n}.", embedding=axis_vector(2, 0.01 * n))
+    higher = UnitFactory(
+        concept=concept,
+        text="Claim the extra 20% if you pay Income Tax at the 40% rate.",
+        applicability={"tax_bands": ["higher"]},
+        embedding=axis_vector(2, 3.0),
+    )
+
+    def shown(income):
+        params = SearchParams(
+            query="Pension tax relief?",
+            k=1,
+            min_results=1,
+            as_of=dt.date(2024, 12, 1),
+            profile={"annual_income": income},
+        )
+        return (
+            concept_search(params=params, query_vector=np.array(axis_vector(2))).concepts[0].units
+        )
+
+    first = shown(60_000)[0]
+    assert first.unit.pk == higher.pk and first.fit.applies is True
+    assert first.fit.reason == "for higher rate taxpayers"
+    assert higher.pk not in {u.unit.pk for u in shown(30_000)}
