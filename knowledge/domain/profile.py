@@ -293,10 +293,15 @@ def _ages(low: int, high: int | None) -> str:
 
 def _incomes(low: Decimal | None, high: Decimal | None) -> str:
     if low is not None and high is not None:
-        return f"for incomes of £{low:,.0f} to £{high:,.0f} a year"
+        return f"for incomes of {_pounds(low)} to {_pounds(high)} a year"
     if low is not None:
-        return f"for incomes over £{low:,.0f} a year"
-    return f"for incomes up to £{high:,.0f} a year"
+        return f"for incomes over {_pounds(low)} a year"
+    return f"for incomes up to {_pounds(high)} a year"
+
+
+def _pounds(amount: Decimal) -> str:
+    """£17,570, or £17,569.99 where the bound is a penny under a limit."""
+    return f"£{amount:,.2f}" if amount % 1 else f"£{amount:,.0f}"
 
 
 def _work(employments: frozenset[str]) -> str:

@@ -4,9 +4,12 @@ band table: the threshold units in force that give a band's range of taxable inc
 new tax year's table (or an expert's correction of one) moves everyone to the right band
 without a change here; a statement's band (knowledge.text.tax_bands) is then compared with it.
 
-Only a table for the person's nation counts: Scotland's bands are its own, and where the
-knowledge base holds none for a nation, the band is left unknown rather than guessed from
-another nation's."""
+Only a table for the person's nation counts, and where the knowledge base holds none for a
+nation, or its rows disagree, the band is left unknown rather than guessed. Scotland's bands
+(starter, basic, intermediate, higher, advanced, top) are not the three that statements for
+the rest of the UK name: a Scottish person's band is left unknown. An income under the Personal
+Allowance counts as in the basic band: the band's top is what statements compare with
+("within the basic Income Tax band")."""
 
 from __future__ import annotations
 
@@ -29,19 +32,45 @@ _lock = threading.Lock()
 _held: dict[tuple[str, dt.date], tuple[float, dict[str, Decimal]]] = {}
 _DAYS_HELD = 64
 
-# A band's row: its name, its range of taxable income and its rate.
-_BAND_ROW = re.compile(
-    r"\b(basic|higher) rate\b[^£%.;]{0,40}?£(\d[\d,]*) to £(\d[\d,]*)[^£.;]{0,20}?\d+(?:\.\d+)?%",
-    re.IGNORECASE,
-)
+# A band's row: its name, then its range of taxable income, in the forms gov.uk's tables take
+# once read ("Basic rate £12,571 to £50,270 20%", "Band: Basic rate; Taxable income: £12,571
+# to £50,270; Tax rate: 20%") and a sentence's ("higher rate 40% on taxable income from
+# £50,271 to £125,140"); the row must give a rate, which a benefit's "higher rate £3,500" does
+# not.
+_BAND_NAME = re.compile(r"\b(basic|higher|additional) rate\b", re.IGNORECASE)
+_RANGE = re.compile(r"£(\d[\d,]*) to £(\d[\d,]*)")
+_RATE = re.compile(r"\d+(?:\.\d+)?%")
+# Scotland's bands (starter, intermediate, …) are not England's three: none is read for it.
+_SCOTLAND = re.compile(r"\bscot(?:land|tish)\b", re.IGNORECASE)
+
+
+def band_rows(text: str) -> list[tuple[str, Decimal, Decimal]]:
+    """(band, bottom, top) of each band row of the text. A row starting at £0 or £1 is of a
+    table of taxable income after the Personal Allowance, which gross income is not compared
+    with: not read."""
+    names = list(_BAND_NAME.finditer(text))
+    rows = []
+    for number, name in enumerate(names):
+        end = names[number + 1].start() if number + 1 < len(names) else len(text)
+        row = text[name.end() : end]
+        found = _RANGE.search(row)
+        if found is None or not _RATE.search(row) or found.start() > 80:
+            continue
+        bottom, top = (Decimal(g.replace(",", "")) for g in found.groups())
+        if bottom > 1:
+            rows.append((name.group(1).lower(), bottom, top))
+    return rows
 
 
 def band_upper_limits(nation: str | None, day: dt.date) -> dict[str, Decimal]:
     """The top of each band whose row is in force on `day` for `nation` (England when not
-    given: gov.uk writes for England unless it says otherwise). Held for
+    given: gov.uk writes for England unless it says otherwise); none for Scotland, whose
+    bands are not these three. Held for
     QUERY_VOCABULARY_CHECK_SECONDS, like the query vocabulary: a search with an income then
     costs no query, and an expert's correction of the table shows within that interval."""
     key = (nation or "england", day)
+    if key[0] == "scotland":
+        return {}
     with _lock:
         held = _held.get(key)
     if held is not None and time.monotonic() - held[0] < settings.QUERY_VOCABULARY_CHECK_SECONDS:
@@ -73,10 +102,10 @@ def _limits_read(nation: str, day: dt.date) -> dict[str, Decimal]:
         .only("text", "applicability", "valid_from", "valid_to", "superseded_date", "superseded_by")
         .order_by()
     )
-    limits: dict[str, Decimal] = {}
+    tops: dict[str, set[Decimal]] = {}
     for unit in rows:
         nations = (unit.applicability or {}).get("nations")
-        if nations and nation not in nations:
+        if (nations and nation not in nations) or _SCOTLAND.search(unit.text):
             continue
         # A period that has ended is never current, whatever came after it: no need to ask.
         ended = unit.valid_to is not None and unit.valid_to < day
@@ -85,12 +114,10 @@ def _limits_read(nation: str, day: dt.date) -> dict[str, Decimal]:
             or unit.temporal_status_on(day, newer_period_known=False) != TemporalStatus.CURRENT
         ):
             continue
-        for match in _BAND_ROW.finditer(unit.text):
-            band, top = match.group(1).lower(), Decimal(match.group(3).replace(",", ""))
-            # Two rows for one band on one day disagree only across nations' tables, which
-            # the nations keep apart; the lower reading is the safer one.
-            limits[band] = min(limits.get(band, top), top)
-    return limits
+        for band, _, top in band_rows(unit.text):
+            tops.setdefault(band, set()).add(top)
+    # Rows that disagree on a band's top leave it unknown rather than guessed.
+    return {band: found.pop() for band, found in tops.items() if len(found) == 1}
 
 
 def income_bands(income: Decimal, nation: str | None, day: dt.date) -> frozenset[str] | None:

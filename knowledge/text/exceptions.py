@@ -210,10 +210,12 @@ def alternatives_governing(page_lines: list[tuple[list[str], str]]) -> dict[str,
     no one ("Gains from 30 October 2024 onwards") can only be the first one's subsections: a
     page does not break off its alternatives for something for everyone. Those are read so;
     after the last alternative nothing is, since there the page may well have moved on."""
-    order = list(dict.fromkeys(tuple(headings) for headings, _ in page_lines if headings))
+    order = [tuple(headings) for headings, _ in page_lines if headings]
     if any(len(headings) > 1 for headings in order):
         return {}  # the headings nest: the page's own structure says whose they are
-    names = [headings[0] for headings in order]
+    names = [h[0] for n, h in enumerate(order) if n == 0 or h != order[n - 1]]
+    if len(set(names)) < len(names):
+        return {}  # a heading met twice ("Example") cannot be told apart by its name
     grounds = [_narrowing_ground(name) for name in names]
     governing: dict[str, str] = {}
     for first, ground in enumerate(grounds):
@@ -264,10 +266,14 @@ def statement_applicability(
     text: str, *, heading_path: list[str], page: PageReading, unit_type: str = ""
 ) -> Applicability:
     """Who a statement is for: its own words, its headings, its section and its page."""
+    # The alternative a flat page's heading sits under heads the statement for its own reading;
+    # sections are still found by the page's own heading paths.
     above = page.governing.get(heading_path[-1]) if heading_path else None
-    heading_path = [above, *heading_path] if above else heading_path
     read = applicability_read(
-        text, heading_path=heading_path, page_nations=page.nations, unit_type=unit_type
+        text,
+        heading_path=[above, *heading_path] if above else heading_path,
+        page_nations=page.nations,
+        unit_type=unit_type,
     )
     births = page.births
     if (births.born_from or births.born_before) and unit_type != "example" and _ageless(read):

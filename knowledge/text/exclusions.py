@@ -2,15 +2,17 @@
 statements narrowed to the people who can: "You're not eligible for the starting rate for
 savings if your other income is £17,570 or more" makes "You may also get up to £5,000 of
 interest and not have to pay tax on it. This is your starting rate for savings." a statement
-for incomes under £17,570; "If you or your partner expect to earn over £100,000 in the current
+for incomes up to £17,569.99; "If you or your partner expect to earn over £100,000 in the current
 tax year, you will not be eligible" makes every "you can get … free childcare" of its page one
 for incomes up to £100,000.
 
-Only an age or income bound is read (its complement is exact): the rest of what a line can
+Only an age or income bound is read, whose complement is exact ("60 or over" leaves 59 and
+under; "£17,570 or more" leaves up to £17,569.99, "over £100,000" up to £100,000): the rest of what a line can
 exclude (a child who does not live with you, an immigration status) has no field to narrow.
 A line naming what cannot be got narrows the statements of its own section that name it too;
 a line naming nothing ("you will not be eligible") speaks of the page's subject, and narrows
-the page's statements offering something."""
+the page's statements offering something. A statement names what is excluded in its own words,
+not by the headings the extractor wrote before them."""
 
 from __future__ import annotations
 
@@ -36,6 +38,11 @@ _OFFERS = re.compile(
 )
 _BOUNDS = ("age_min", "age_max", "income_min", "income_max")
 _JOINED = re.compile(r"\band\b(?<!you and)(?! your partner)", re.IGNORECASE)
+# The excluded amount itself is excluded: "£17,570 or more", "at least", "£X or less", "up to".
+_INCLUSIVE = re.compile(
+    r"\bor (?:more|over|above|less|under|below)\b|\bat least\b|\bup to\b|\bno more than\b", re.I
+)
+_PENNY = Decimal("0.01")
 # "… under a separate scheme": the statement offers something else.
 _ANOTHER_SCHEME = re.compile(r"\b(?:separate|different|another|other) schemes?\b", re.IGNORECASE)
 
@@ -69,15 +76,10 @@ def exclusions_read(page_lines: list[tuple[list[str], str]]) -> list[Exclusion]:
             continue  # not one age or income bound alone: no exact complement
         key, value = bounds[0], read[bounds[0]]
         subject = _subject(match.group("named") or match.group("got") or "")
-        printed = _printed(line, key)
-        found.append(Exclusion(line, tuple(headings), subject, *_complement(key, value), printed))
+        printed = f"£{Decimal(value):,.0f}" if key.startswith("income") else str(value)
+        bound, complement = _complement(key, value, inclusive=bool(_INCLUSIVE.search(line)))
+        found.append(Exclusion(line, tuple(headings), subject, bound, complement, printed))
     return found
-
-
-def _printed(line: str, key: str) -> str:
-    figure = r"£\d[\d,]*(?:\.\d+)?" if key.startswith("income") else r"\b\d{2}\b"
-    found = re.search(figure, line)
-    return found.group(0) if found else ""
 
 
 def _subject(words: str) -> str:
@@ -85,14 +87,18 @@ def _subject(words: str) -> str:
     return "" if _NOT_A_SUBJECT.match(words) else words
 
 
-def _complement(key: str, value) -> tuple[str, int | Decimal]:
-    """Who can, of a line excluding `key` `value`: "60 or over" (age_min 60) leaves age_max 59;
-    "over £100,000" (income_min) leaves income_max £100,000."""
+def _complement(key: str, value, *, inclusive: bool) -> tuple[str, int | Decimal]:
+    """Who can, of a line excluding `key` `value`: "60 or over" (age_min 60, whole years)
+    leaves age_max 59; "over £100,000" (income_min) leaves income_max £100,000, and "£17,570
+    or more", which excludes £17,570 itself, leaves £17,569.99."""
     if key == "age_min":
         return "age_max", int(value) - 1
     if key == "age_max":
         return "age_min", int(value) + 1
-    return ("income_max" if key == "income_min" else "income_min"), Decimal(str(value))
+    step = _PENNY if inclusive else 0
+    if key == "income_min":
+        return "income_max", Decimal(str(value)) - step
+    return "income_min", Decimal(str(value)) + step
 
 
 def narrowed_by_exclusions(
@@ -112,7 +118,7 @@ def narrowed_by_exclusions(
             continue  # it speaks of the limit itself ("If your other income is £17,570 or more")
         if exclusion.subject:
             under = tuple(heading_path[: len(exclusion.heading_path)]) == exclusion.heading_path
-            if not under or exclusion.subject not in plain.lower():
+            if not under or exclusion.subject not in _own_words(plain).lower():
                 continue
         elif not _OFFERS.search(plain):
             continue
@@ -127,3 +133,9 @@ def narrowed_by_exclusions(
             **{exclusion.bound: exclusion.value},
         )
     return applicability
+
+
+def _own_words(text: str) -> str:
+    """The statement after any "Page > Heading: " the extractor wrote before it."""
+    head, colon, rest = text.partition(": ")
+    return rest if colon and " > " in head else text

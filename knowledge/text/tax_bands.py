@@ -11,11 +11,14 @@ when they search, from the knowledge base's own band table for that day
 (knowledge.retrieval.tax_bands), so a new tax year's limits change no stored reading.
 
 The amount a page tells the reader to work out and compare with a band ("Add this amount to
-your taxable income. If this amount is within the basic Income Tax band, you'll pay 18%"; "For
-any amount above the basic Income Tax band, you'll pay 24%") is their taxable income with the
-gain or the dividends added: its band is read as the reader's, which their income alone can
-only approximate. A band that is someone else's ("if your partner is a basic rate taxpayer")
-is not read."""
+your taxable income. If this amount is within the basic Income Tax band, you'll pay 18%") is
+their taxable income with the gain or the dividends added: "within the basic band" is read as
+the reader's band. "For any amount above the basic Income Tax band, you'll pay 24%" is a slice
+of that amount, which a basic rate taxpayer with a large gain pays too: it names no band, not
+even its heading's. A band that is someone else's ("if your partner is a basic rate
+taxpayer") is not read, nor one named by a single item of a list of alternatives ("You may be
+able to claim tax relief if: you pay Income Tax at a rate above 20% …; your pension scheme is
+not set up …"): the other items are for anyone."""
 
 from __future__ import annotations
 
@@ -39,11 +42,18 @@ _BANDS_BY_RATE = re.compile(
     re.IGNORECASE,
 )
 # "you're in the higher rate band", "if your income is within the basic rate band", "if this
-# amount is within the basic Income Tax band"
+# amount is within the basic Income Tax band" (an amount above a band is a slice: _SLICE)
 _READER_IN_BAND = re.compile(
     rf"\b(?:you(?:'re| are)|your (?:taxable )?income (?:is|falls)|(?:this|the|any) amount(?: is)?)"
-    rf" (in|within|above) the {_BAND}(?: rate)?(?: income)?(?: tax)? band\b",
+    rf" (in|within) the {_BAND}(?: rate)?(?: income)?(?: tax)? band\b",
     re.IGNORECASE,
+)
+_SLICE = re.compile(
+    r"\bamount above the (?:basic|higher)(?: rate)?(?: income)?(?: tax)? band\b", re.I
+)
+# A lead-in to alternatives: any one item is enough ("You can claim if:").
+_ALTERNATIVES = re.compile(
+    r"\b(?:if|any of the following(?: apply)?|one of the following)\s*:", re.I
 )
 # Whose band it is: a band after these words in its clause is someone else's.
 _SOMEONE_ELSE = re.compile(r"\b(?:partner|spouse|civil partner|they|their|them)\b", re.I)
@@ -57,6 +67,8 @@ def tax_bands_read(text: str, heading_path: list[str] | None = None) -> frozense
     own = _bands_in(text)
     if own:
         return own
+    if _SLICE.search(text):
+        return frozenset()  # a slice of the reader's amount: for whoever's amount reaches it
     for heading in reversed(heading_path or []):
         named = _bands_in(heading)
         if named == {"higher"}:
@@ -69,6 +81,17 @@ def tax_bands_read(text: str, heading_path: list[str] | None = None) -> frozense
 
 
 def _bands_in(text: str) -> frozenset[str]:
+    lead = _ALTERNATIVES.search(text)
+    if lead:
+        items = [item for item in re.split(r";\s*", text[lead.end() :]) if item.strip()]
+        read = [_bands_named(item) for item in items]
+        if not all(read):  # an item naming no band is for anyone: so is the list
+            return _bands_named(text[: lead.start()])
+        return frozenset().union(*read) | _bands_named(text[: lead.start()])
+    return _bands_named(text)
+
+
+def _bands_named(text: str) -> frozenset[str]:
     bands: set[str] = set()
     for clause in re.split(r"(?<=[.;])\s+|\n", text):
         for match in _BANDS_NAMED.finditer(clause):
@@ -82,14 +105,12 @@ def _bands_in(text: str) -> frozenset[str]:
             elif match.group(3) in _BAND_OF_RATE:
                 bands |= set(TAX_BANDS[TAX_BANDS.index(_BAND_OF_RATE[match.group(3)]) + 1 :])
         for match in _READER_IN_BAND.finditer(clause):
-            where, band = match.group(1).lower(), match.group(2).lower()
-            above = where == "above"
-            bands |= set(TAX_BANDS[TAX_BANDS.index(band) + 1 :]) if above else {band}
+            bands.add(match.group(2).lower())
     return frozenset(bands)
 
 
 def _the_readers(clause: str, position: int) -> bool:
     """The band at `position` is the reader's: no one else is named before it in its clause,
-    unless together with the reader ("if you or your partner pay higher rate tax")."""
+    unless together with the reader ("if you or your partner are higher rate taxpayers")."""
     before = clause[:position]
     return not _SOMEONE_ELSE.search(before) or bool(_READER_TOO.search(before))

@@ -14,9 +14,12 @@ SAVINGS = "apply-tax-free-interest-on-savings--how-much-tax-you-pay--2021-22-or-
 def test_a_named_allowance_someone_is_not_eligible_for_narrows_its_sections_statements():
     read = _read(SAVINGS)
     five_thousand = _of(read, "This is your starting rate for savings")
-    assert five_thousand.income_max == Decimal(17570)
-    fit = profile_fit(five_thousand, Person(annual_income=Decimal(150_000)))
-    assert fit.applies is False and fit.reason == "for incomes up to £17,570 a year"
+    # "£17,570 or more" excludes £17,570 itself
+    assert five_thousand.income_max == Decimal("17569.99")
+    fit = profile_fit(five_thousand, Person(annual_income=Decimal(17_570)))
+    assert fit.applies is False and fit.reason == "for incomes up to £17,569.99 a year"
+    # a statement naming the allowance only in the heading written before it is not narrowed
+    assert _of(read, "Starting rate for savings: Your Personal Allowance is").income_max is None
     # the line itself, and a statement about the limit, keep their own reading
     assert _of(read, "You're not eligible for the starting rate").income_min == Decimal(17570)
     assert _of(read, "If your other income is £17,570 or more").income_max is None
@@ -34,13 +37,18 @@ def test_a_line_naming_nothing_narrows_what_its_page_offers():
 
 def test_an_age_exclusion_narrows_only_the_section_that_states_it():
     read = _read("student-finance.json")
-    part_time = [
-        applies
+    section = (
+        "If your course starts on or after 1 August 2018 > Maintenance Loan for living costs: "
+    )
+    part_time = {
+        text.split(section, 1)[1]: applies
         for text, applies in read
-        if "If your course starts on or after 1 August 2018 > Maintenance Loan" in text
-        and "not eligible" not in text
-    ]
-    assert part_time and all(applies.age_max == 59 for applies in part_time)
+        if section in text and "not eligible" not in text
+    }
+    naming = [t for t in part_time if "Maintenance Loan" in t]
+    assert naming and all(part_time[t].age_max == 59 for t in naming)
+    # "You have to pay the loan back." names it only by the section's heading: not narrowed
+    assert part_time["You have to pay the loan back."].age_max is None
     # full-time students' Maintenance Loan statements are another section's
     assert _of(read, "New full-time students > Maintenance Loan for living costs").age_max is None
     # and a Tuition Fee Loan has no upper age limit

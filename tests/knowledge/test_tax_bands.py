@@ -12,7 +12,7 @@ from knowledge.retrieval import SearchParams, concept_search
 from knowledge.retrieval.params import Profile
 from knowledge.retrieval.tax_bands import income_bands, person_on
 from knowledge.text.applicability import Applicability, applicability_checked
-from knowledge.text.exceptions import alternatives_governing
+from knowledge.text.exceptions import alternatives_governing, page_reading, statement_applicability
 from knowledge.text.tax_bands import tax_bands_read
 from tests.factories import ConceptFactory, UnitFactory, axis_vector
 from tests.knowledge.test_applicability import _of, _read
@@ -28,7 +28,9 @@ def test_capital_gains_tax_rates_are_read_by_the_band_their_section_is_for():
     assert _of(read, "24% on your gains from other chargeable assets").tax_bands == BOTH_ABOVE
     # The amount the reader works out (income plus gain) is in their band.
     assert _of(read, "within the basic Income Tax band, you'll pay 18%").tax_bands == {"basic"}
-    assert _of(read, "For any amount above the basic Income Tax band").tax_bands == BOTH_ABOVE
+    # A slice of that amount above the band is paid by whoever's amount reaches it: no band,
+    # not even the heading's ("If you pay basic rate Income Tax").
+    assert _of(read, "For any amount above the basic Income Tax band").tax_bands == set()
     # After the last alternative no heading is read as its subsection.
     assert _of(read, "You make a gain on or after 30 October 2024").tax_bands == set()
 
@@ -37,7 +39,9 @@ def test_pension_tax_relief_is_read_by_the_rate_of_income_tax_paid():
     read = _read("tax-on-your-private-pension--pension-tax-relief--undated-earlier.json")
     assert _of(read, "if you pay Income Tax at the 40% rate").tax_bands == {"higher"}
     assert _of(read, "if you pay Income Tax at the 45% rate").tax_bands == {"additional"}
-    assert _of(read, "you pay Income Tax at a rate above 20%").tax_bands == BOTH_ABOVE
+    # one item of a list of alternatives ("… if: you pay Income Tax at a rate above 20% …;
+    # your pension scheme is not set up …; someone else pays …"): the list is for anyone
+    assert _of(read, "you pay Income Tax at a rate above 20%").tax_bands == set()
 
 
 def test_a_band_tables_rows_give_the_rate_of_a_slice_of_income_not_whom_it_is_for():
@@ -51,6 +55,10 @@ def test_a_band_tables_rows_give_the_rate_of_a_slice_of_income_not_whom_it_is_fo
     "text, expected",
     [
         ("Only higher or additional rate taxpayers pay tax on dividends.", BOTH_ABOVE),
+        ("You can claim it if you pay Income Tax at a rate above 20%.", BOTH_ABOVE),
+        ("You can claim if: you pay tax at the 40% rate; you pay tax at the 45% rate", BOTH_ABOVE),
+        ("You can claim if: you pay tax at the 40% rate; you're self-employed", set()),
+        ("You'll pay 24% on any amount above the basic rate band.", set()),
         ("You can get it if your partner is a basic rate taxpayer.", set()),
         ("If you or your partner pay higher rate tax, you may have to pay.", set()),
         ("If you or your partner are higher rate taxpayers, you may have to pay.", {"higher"}),
@@ -80,6 +88,9 @@ def test_only_flat_headings_between_two_alternatives_are_read_as_the_first_ones(
     assert alternatives_governing(flat) == {"How to apply": "If you live in England"}
     nested = [(["If you live in England"], "a"), (["If you live in England", "Apply"], "b")]
     assert alternatives_governing(nested) == {}
+    # a heading met twice cannot be told apart by its name: nothing is read
+    twice = [*flat[:3], (["How to apply"], "e")]
+    assert alternatives_governing(twice) == {}
     # alternatives on different grounds are not a pair
     mixed = [(["If you live in Scotland"], "a"), (["Rates"], "b"), (["If you're employed"], "c")]
     assert alternatives_governing(mixed) == {}
@@ -151,6 +162,53 @@ def test_no_band_is_guessed_from_another_nations_table(db):
     _band_table(valid_from=dt.date(2024, 4, 6))
     assert income_bands(Decimal(30_000), "scotland", dt.date(2024, 12, 1)) is None
     assert income_bands(Decimal(30_000), None, dt.date(2024, 12, 1)) == {"basic"}  # England's
+    # Scotland's own table (other bands than these three) moves neither England's nor Scotland's
+    UnitFactory(
+        concept=ConceptFactory(taxonomy_id="income_tax.scotland_bands"),
+        unit_type="threshold",
+        text="Scottish basic rate £14,877 to £26,561 20%",
+        valid_from=dt.date(2024, 4, 6),
+    )
+    assert income_bands(Decimal(30_000), "england", dt.date(2024, 12, 1)) == {"basic"}
+    assert income_bands(Decimal(30_000), "scotland", dt.date(2024, 12, 1)) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Band: Basic rate; Taxable income: £12,571 to £50,270; Tax rate: 20%",  # a table row
+        "You pay basic rate 20% on taxable income from £12,571 to £50,270.",  # a sentence
+    ],
+)
+def test_a_band_row_is_read_in_the_forms_tables_and_sentences_take(db, text):
+    UnitFactory(
+        concept=ConceptFactory(taxonomy_id="income_tax.basic_rate"),
+        unit_type="threshold",
+        text=text,
+        valid_from=dt.date(2024, 4, 6),
+    )
+    assert income_bands(Decimal(50_000), "england", dt.date(2024, 12, 1)) == {"basic"}
+    assert income_bands(Decimal(50_271), "england", dt.date(2024, 12, 1)) == BOTH_ABOVE
+
+
+@pytest.mark.parametrize(
+    "other_row",
+    [
+        "Basic rate £12,571 to £37,700 20%",  # a second table disagreeing: the top is unknown
+        "Basic rate £0 to £37,700 20%",  # taxable income after allowances: not compared
+        "Higher rate £3,500 £350",  # a benefit's rate, no range, no tax rate
+    ],
+)
+def test_rows_that_disagree_or_are_not_gross_income_bands(db, other_row):
+    _band_table(valid_from=dt.date(2024, 4, 6))
+    UnitFactory(
+        concept=ConceptFactory(taxonomy_id="income_tax.other_table"),
+        unit_type="threshold",
+        text=other_row,
+        valid_from=dt.date(2024, 4, 6),
+    )
+    found = income_bands(Decimal(40_000), "england", dt.date(2024, 12, 1))
+    assert found is None if "12,571 to £37,700" in other_row else found == {"basic"}
 
 
 def test_without_the_higher_bands_top_an_income_above_the_basic_band_may_be_in_either(db):
@@ -211,3 +269,18 @@ def test_a_search_reads_the_units_for_the_persons_band_from_far_down_their_conce
     assert first.unit.pk == higher.pk and first.fit.applies is True
     assert first.fit.reason == "for higher rate taxpayers"
     assert higher.pk not in {u.unit.pk for u in shown(30_000)}
+
+
+def test_a_governed_sections_own_exclusions_still_hold_under_it():
+    lines = [
+        (["If you pay higher rate Income Tax"], "If you're a higher rate taxpayer, read on."),
+        (["Gains"], "You're not eligible for relief if you earn over £200,000."),
+        (["Gains"], "You can get relief on 24% of your gains."),
+        (["If you pay basic rate Income Tax"], "If you're a basic rate taxpayer, read on."),
+    ]
+    reading = page_reading("Capital gains", lines)
+    read = statement_applicability(
+        "You can get relief on 24% of your gains.", heading_path=["Gains"], page=reading
+    )
+    assert read.tax_bands == BOTH_ABOVE  # the alternative the section sits under
+    assert read.income_max == Decimal(200_000)  # the section's own exclusion
