@@ -37,7 +37,7 @@ _BANDS_NAMED = re.compile(
     re.IGNORECASE,
 )
 _BANDS_BY_RATE = re.compile(
-    r"\bpay (?:income )?tax at (?:the )?(\d\d)% rate\b"
+    r"\bpay (?:income )?tax at (?:the )?(\d\d)% rate\b|\bpay (\d\d)% (?:income )?tax\b|\b(\d\d)% taxpayers?\b"
     r"|\bpay (?:income )?tax at (?:a rate|rates) (above|over|higher than) (\d\d)%",
     re.IGNORECASE,
 )
@@ -100,10 +100,11 @@ def _bands_named(text: str) -> frozenset[str]:
         for match in _BANDS_BY_RATE.finditer(clause):
             if not _the_readers(clause, match.start()):
                 continue
-            if match.group(1) in _BAND_OF_RATE:
-                bands.add(_BAND_OF_RATE[match.group(1)])
-            elif match.group(3) in _BAND_OF_RATE:
-                bands |= set(TAX_BANDS[TAX_BANDS.index(_BAND_OF_RATE[match.group(3)]) + 1 :])
+            rate = match.group(1) or match.group(2) or match.group(3)
+            if rate in _BAND_OF_RATE:
+                bands.add(_BAND_OF_RATE[rate])
+            elif match.group(5) in _BAND_OF_RATE:  # "at a rate above 20%": every band above
+                bands |= set(TAX_BANDS[TAX_BANDS.index(_BAND_OF_RATE[match.group(5)]) + 1 :])
         for match in _READER_IN_BAND.finditer(clause):
             bands.add(match.group(2).lower())
     return frozenset(bands)
