@@ -10,6 +10,7 @@ Nothing read means the statement is for everyone (UK-wide, any age, any income).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from dataclasses import dataclass, field, fields
@@ -277,13 +278,42 @@ def applicability_read(
     only_in = frozenset(nations) if set(nations) != set(NATIONS) else frozenset()
     if unit_type == "example":  # a worked example of one loan plan is for that plan's borrowers
         return Applicability(nations=only_in, student_loan_plans=plans_named(text))
+    basis = (f"nations from {nation_basis}",) if nation_basis else ()
+    read = dataclasses.replace(_personal_read(text, headings), nations=only_in, basis=basis)
+    lead = _ALTERNATIVES.search(text)
+    items = [i for i in re.split(r";\s*", text[lead.end() :]) if i.strip()] if lead else []
+    if len(items) < 2:
+        return read
+    # "You can claim if any of the following apply: you're responsible for a child; you live
+    # with your partner …": what one item says is one way in, not a condition on everyone.
+    said_before = _personal_read(text[: lead.start()], headings)
+    each = [_personal_read(item, []) for item in items]
+    kept = {
+        key: getattr(read, key)
+        for key in PERSONAL_KEYS
+        # benefits are alternatives already: one received matches, none contradicts
+        if key == "benefits" or _said(said_before, key) or all(_said(i, key) for i in each)
+    }
+    dropped = {key: getattr(Applicability(), key) for key in PERSONAL_KEYS - set(kept)}
+    return dataclasses.replace(read, **dropped)
+
+
+# A lead-in to alternatives: "if any of the following apply:", "one of the following is true:"
+_ALTERNATIVES = re.compile(
+    r"\b(?:any|either|one|at least one) of the following(?: \w+){0,2}?\s*:", re.IGNORECASE
+)
+
+
+def _said(applicability: Applicability, key: str) -> bool:
+    return getattr(applicability, key) != getattr(Applicability(), key)
+
+
+def _personal_read(text: str, headings: list[str]) -> Applicability:
+    """Everything but the nations: the reader's age, income, band and circumstances."""
     age_min, age_max, pension = ages_read(text)
     born_from, born_before = births_read(text)
     income_min, income_max = incomes_read(text)
-    circumstances = circumstances_read(text, headings)
-    basis = [f"nations from {nation_basis}"] if nation_basis else []
     return Applicability(
-        nations=only_in,
         age_min=age_min,
         age_max=age_max,
         state_pension_age=pension,
@@ -292,8 +322,7 @@ def applicability_read(
         income_min=income_min,
         income_max=income_max,
         tax_bands=tax_bands_read(text, headings),
-        basis=tuple(basis),
-        **circumstances,
+        **circumstances_read(text, headings),
     )
 
 

@@ -1,0 +1,33 @@
+"""A list of alternatives ("if any of the following apply: …; …") is one way in per item: what
+a single item says of the reader does not narrow the statement (real gov.uk pages, read as the
+pipeline reads them)."""
+
+from knowledge.domain.profile import Person, profile_fit
+from knowledge.text.applicability import applicability_read
+from tests.knowledge.test_applicability import _of, _read
+
+
+def test_one_item_naming_a_partner_does_not_make_a_list_of_ways_in_for_couples():
+    read = _read("universal-credit.json")
+    ways_in = _of(read, "You can make a claim for Universal Credit if any of the following apply")
+    assert ways_in.partner is None
+    assert profile_fit(ways_in, Person(partner=False)).applies is not False
+    # a condition before the lead-in is everyone's: full-time students, whichever item holds
+    students = _of(read, "if you're in full-time education and any of the following apply")
+    assert students.employment == {"student"} and students.partner is None
+
+
+def test_one_item_naming_an_age_or_state_pension_age_narrows_nothing():
+    another_way = _of(_read("jobseekers-allowance.json"), "You can apply another way if any")
+    assert (another_way.age_min, another_way.age_max) == (None, None)
+    new_claim = _of(_read("housing-benefit.json"), "if either of the following apply")
+    assert new_claim.state_pension_age == ""
+
+
+def test_items_that_all_say_it_still_narrow_and_benefits_stay_alternatives():
+    every_item = applicability_read(
+        "You can get it if any of the following apply: you're 18 to 24; you're 60 or over"
+    )
+    assert (every_item.age_min, every_item.age_max) == (18, None)  # widened, not dropped
+    report = _of(_read("widowed-parents-allowance.json"), "if you're getting any of the following")
+    assert {"income_support", "universal_credit"} <= report.benefits
