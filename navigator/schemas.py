@@ -188,7 +188,8 @@ class UnitOut(Out):
         description="Who the unit is for, where its words, headings or page say: nations, "
         "age_min, age_max (inclusive years), state_pension_age (under/reached), income_min, "
         "income_max (£ a year), employment, partner, children, benefits, student_loan_plans, "
-        "tax_bands (basic/higher/additional: the Income Tax rate the reader pays); "
+        "tax_bands (basic/higher/additional: the Income Tax rate the reader pays), any_of (the "
+        "ways in of a list of alternatives: one naming the user names them, none excludes); "
         "{} is everyone, UK-wide",
     )
     applies: bool | None = Field(

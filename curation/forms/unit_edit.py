@@ -39,7 +39,7 @@ class UnitCorrectionForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2, "spellcheck": "false"}),
         help_text='{} is everyone; e.g. {"nations": ["scotland"]}, {"age_min": 18, "age_max": 39}, '
         '{"income_min": "60000"}, {"employment": ["self_employed"]}, {"benefits": ["universal_credit"]}, '
-        '{"tax_bands": ["higher", "additional"]}',
+        '{"tax_bands": ["higher", "additional"]}, {"any_of": [{"partner": true}, {"age_max": 24}]}',
     )
     valid_from = forms.DateField(
         label="Valid from",

@@ -209,6 +209,14 @@ def profile_fit(applicability: Applicability, profile: Person) -> Fit:
                 on="benefits",
                 selective=True,
             )
+    # One way in of a list of alternatives that names the person names them; one that does
+    # not, excludes no one (another item may be theirs).
+    for way in applicability.any_of:
+        fit = profile_fit(way, profile)
+        if fit.applies:
+            matched += [m for m in fit.matched if m not in matched]
+            singling_out += [m for m in fit.singling_out if m not in singling_out]
+            matched_on |= fit.matched_on
     applies = False if contradicted else True if matched else None
     return Fit(applies, matched, contradicted, singling_out, matched_on, contradicted_on)
 

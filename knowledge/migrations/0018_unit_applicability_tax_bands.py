@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='atomicunit',
             name='applicability',
-            field=models.JSONField(blank=True, default=dict, help_text='Who the unit is for, where its words, headings or page say: nations, age_min, age_max, state_pension_age, income_min, income_max (£ a year), employment, partner, children, benefits, student_loan_plans, tax_bands; {} is everyone, UK-wide'),
+            field=models.JSONField(blank=True, default=dict, help_text='Who the unit is for, where its words, headings or page say: nations, age_min, age_max, state_pension_age, income_min, income_max (£ a year), employment, partner, children, benefits, student_loan_plans, tax_bands, any_of (ways in of a list of alternatives); {} is everyone, UK-wide'),
         ),
     ]

@@ -124,7 +124,8 @@ class AtomicUnit(TimestampedModel):
         help_text=(
             "Who the unit is for, where its words, headings or page say: nations, age_min,"
             " age_max, state_pension_age, income_min, income_max (£ a year), employment,"
-            " partner, children, benefits, student_loan_plans, tax_bands; {} is everyone, UK-wide"
+            " partner, children, benefits, student_loan_plans, tax_bands, any_of (ways in of a"
+            " list of alternatives); {} is everyone, UK-wide"
         ),
     )
     valid_from = models.DateField(null=True, blank=True)

@@ -48,6 +48,9 @@ class Applicability:
     benefits: frozenset[str] = frozenset()
     student_loan_plans: frozenset[str] = frozenset()
     tax_bands: frozenset[str] = frozenset()  # Income Tax bands, by name (knowledge.text.tax_bands)
+    # Ways in of a list of alternatives, each what one item says of the reader: a person one
+    # of them names is named by the statement, one none names is not excluded by it.
+    any_of: tuple[Applicability, ...] = ()
     basis: tuple[str, ...] = field(default=(), compare=False)  # where each reading came from
 
     def is_everyone(self) -> bool:
@@ -71,6 +74,7 @@ class Applicability:
             "benefits": sorted(self.benefits),
             "student_loan_plans": sorted(self.student_loan_plans),
             "tax_bands": sorted(self.tax_bands, key=TAX_BANDS.index),
+            "any_of": [way.as_json() for way in self.any_of],
         }
         return {key: value for key, value in data.items() if value not in (None, "", [])}
 
@@ -95,6 +99,7 @@ class Applicability:
             benefits=frozenset(data.get("benefits", ())),
             student_loan_plans=frozenset(data.get("student_loan_plans", ())),
             tax_bands=frozenset(data.get("tax_bands", ())),
+            any_of=tuple(cls.from_json(way) for way in data.get("any_of", ())),
             **money,
         )
 
@@ -290,12 +295,22 @@ def applicability_read(
     each = [_personal_read(item, []) for item in items]
     kept = {
         key: getattr(read, key)
-        for key in PERSONAL_KEYS
+        for key in _ONE_WAY_KEYS
         # benefits are alternatives already: one received matches, none contradicts
         if key == "benefits" or _said(said_before, key) or all(_said(i, key) for i in each)
     }
-    dropped = {key: getattr(Applicability(), key) for key in PERSONAL_KEYS - set(kept)}
-    return dataclasses.replace(read, **dropped)
+    dropped = {key: getattr(Applicability(), key) for key in _ONE_WAY_KEYS - set(kept)}
+    ways = [
+        way
+        for item in each
+        if not (way := dataclasses.replace(item, **_only(item, dropped))).is_everyone()
+    ]
+    return dataclasses.replace(read, **dropped, any_of=tuple(ways))
+
+
+def _only(item: Applicability, keys: dict) -> dict:
+    """The item's fields other than `keys`, emptied: what it says that one item alone says."""
+    return {key: getattr(Applicability(), key) for key in _ONE_WAY_KEYS - set(keys)}
 
 
 # A lead-in to alternatives: "if any of the following apply:", "one of the following is true:"
@@ -329,13 +344,23 @@ def _personal_read(text: str, headings: list[str]) -> Applicability:
 STORED_KEYS = frozenset(f.name for f in fields(Applicability) if f.name != "basis")
 # What narrows a statement to some people in a nation rather than to the nation as a whole.
 PERSONAL_KEYS = STORED_KEYS - {"nations"}
+# What one item of a list of alternatives can say of the reader.
+_ONE_WAY_KEYS = PERSONAL_KEYS - {"any_of"}
 
 
-def applicability_checked(data) -> dict:
+def applicability_checked(data, *, nested: bool = False) -> dict:
     """An expert's or a model's applicability, in the stored form; ValueError naming the key
     and what is wrong with it."""
     if not isinstance(data, dict):
         raise ValueError("must be an object, {…}; {} is everyone")
+    ways = data.get("any_of", [])
+    if not isinstance(ways, list) or (nested and "any_of" in data):
+        raise ValueError("any_of: a list of objects, each one way in (no any_of inside)")
+    for number, way in enumerate(ways, start=1):
+        try:
+            applicability_checked(way, nested=True)
+        except ValueError as error:
+            raise ValueError(f"any_of[{number}]: {error}") from None
     unknown = sorted(set(data) - STORED_KEYS)
     if unknown:
         raise ValueError(f"{unknown[0]}: not a key (use {', '.join(sorted(STORED_KEYS))})")
