@@ -64,7 +64,7 @@ _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "a": 1, "an": 1}
 _CHILD_COUNT = re.compile(
     r"\bfor (one|1|a single|an only) child\b"
     r"|\b(?:for |have |with )?(two|three|2|3) or more (?:children|kids)\b"
-    r"|\b(?:if )?you(?: or your partner)? (?:have|are responsible for|look after) "
+    r"|\b(?:if )?you(?: or your partner)?(?: have| are responsible for|'re responsible for| look after) "
     r"(?:a child|children|any children|one or more children|a child or young person)\b"
     r"|\b(eldest or only|eldest|only) child\b"
     r"|\b(additional|any other|younger) children\b",

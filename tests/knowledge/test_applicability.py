@@ -516,3 +516,8 @@ def test_a_scheme_whose_eligibility_requires_another_nation_is_not_this_persons(
         "",
     )
     assert not refused(Person(nation="england"), overview, cannot)
+
+
+def test_a_parent_is_read_in_the_contracted_form_too():
+    read = _read("child-benefit.json")
+    assert _of(read, "if you're responsible for a child under 16").children_min == 1

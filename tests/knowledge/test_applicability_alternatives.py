@@ -14,6 +14,7 @@ def test_one_item_naming_a_partner_does_not_make_a_list_of_ways_in_for_couples()
     read = _read("universal-credit.json")
     ways_in = _of(read, "You can make a claim for Universal Credit if any of the following apply")
     assert ways_in.partner is None and Applicability(partner=True) in ways_in.any_of
+    assert Applicability(children_min=1) in ways_in.any_of  # "you're responsible for a child"
     assert profile_fit(ways_in, Person(partner=False)).applies is None  # another way may be theirs
     couple = profile_fit(ways_in, Person(partner=True))
     assert couple.applies is True and couple.reason == "for couples"
