@@ -73,12 +73,33 @@ class LlmFigure(BaseModel):
     printed: str
 
 
+class LlmWayIn(BaseModel):
+    """One way in of a fact for people meeting any one of several conditions: what that
+    condition alone says of the reader."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    age_min: int | None
+    age_max: int | None
+    state_pension_age: Literal["under", "reached"] | None
+    income_min: float | None
+    income_max: float | None
+    employment: list[Employment]
+    partner: bool | None
+    children_min: int | None
+    children_max: int | None
+    benefits: list[str]
+    student_loan_plans: list[StudentLoanPlan]
+    tax_bands: list[TaxBand]
+
+
 class LlmApplies(BaseModel):
     """Who a fact is for, as the extraction prompt asks (empty lists and nulls: everyone)."""
 
     model_config = ConfigDict(extra="forbid")
 
     nations: list[Nation]
+    any_of: list[LlmWayIn]
     age_min: int | None
     age_max: int | None
     state_pension_age: Literal["under", "reached"] | None

@@ -203,9 +203,29 @@ def applies_to(**given) -> dict:
     """A strict answer's applies_to: every field, empty unless given."""
     empty = {"nations": [], "employment": [], "benefits": [], "student_loan_plans": []}
     empty["tax_bands"] = []
+    empty["any_of"] = []
     nulls = ["age_min", "age_max", "state_pension_age", "income_min", "income_max"]
     nulls += ["partner", "children_min", "children_max"]
     return empty | dict.fromkeys(nulls) | given
+
+
+def way_in(**given) -> dict:
+    """One of a strict answer's any_of: every field but nations, empty unless given."""
+    way = applies_to(**given)
+    return {key: value for key, value in way.items() if key not in ("nations", "any_of")}
+
+
+def test_the_models_ways_in_of_a_list_of_alternatives_are_stored(fake_openai, provider, snapshot):
+    said = eligibility_unit(
+        applies_to=applies_to(any_of=[way_in(partner=True), way_in(children_min=1)])
+    )
+    fake_openai.answer(context_answer())
+    fake_openai.answer({"units": [said]})
+
+    extract(snapshot, provider)
+
+    stored = AtomicUnit.objects.get(snapshot=snapshot, unit_type="eligibility").applicability
+    assert stored == {"any_of": [{"partner": True}, {"children_min": 1}]}
 
 
 def test_who_a_fact_is_for_is_the_models_when_it_says_and_the_pages_when_not(
@@ -738,6 +758,7 @@ def test_the_sdk_sends_strict_schemas_closing_every_object_and_requiring_every_p
         "$.$defs.LlmUnit",
         "$.$defs.LlmFigure",
         "$.$defs.LlmApplies",
+        "$.$defs.LlmWayIn",
     }
     assert units["properties"]["units"]["items"] == {"$ref": "#/$defs/LlmUnit"}
     assert {"type": "null"} in units["$defs"]["LlmUnit"]["properties"]["concept_id"]["anyOf"]
