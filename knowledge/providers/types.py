@@ -93,25 +93,12 @@ class LlmWayIn(BaseModel):
     tax_bands: list[TaxBand]
 
 
-class LlmApplies(BaseModel):
-    """Who a fact is for, as the extraction prompt asks (empty lists and nulls: everyone)."""
-
-    model_config = ConfigDict(extra="forbid")
+class LlmApplies(LlmWayIn):
+    """Who a fact is for, as the extraction prompt asks (empty lists and nulls: everyone): a
+    way in's fields, the nations, and the ways in of a list of alternatives."""
 
     nations: list[Nation]
     any_of: list[LlmWayIn]
-    age_min: int | None
-    age_max: int | None
-    state_pension_age: Literal["under", "reached"] | None
-    income_min: float | None
-    income_max: float | None
-    employment: list[Employment]
-    partner: bool | None
-    children_min: int | None
-    children_max: int | None
-    benefits: list[str]
-    student_loan_plans: list[StudentLoanPlan]
-    tax_bands: list[TaxBand]
 
 
 class LlmUnit(BaseModel):
