@@ -294,33 +294,41 @@ def applicability_read(
     said_before = _personal_read(text[: lead.start()], headings)
     each = [_personal_read(item, []) for item in items]
     kept = {
-        key: getattr(read, key)
+        key
         for key in _ONE_WAY_KEYS
         # benefits are alternatives already: one received matches, none contradicts
-        if key == "benefits" or _said(said_before, key) or all(_said(i, key) for i in each)
+        if key == "benefits"
+        or _said(said_before, _GROUNDS[key])
+        or all(_said(item, _GROUNDS[key]) for item in each)
     }
-    dropped = {key: getattr(Applicability(), key) for key in _ONE_WAY_KEYS - set(kept)}
+    dropped = {key: getattr(Applicability(), key) for key in _ONE_WAY_KEYS - kept}
+    kept_emptied = {key: getattr(Applicability(), key) for key in kept}
     ways = [
-        way
-        for item in each
-        if not (way := dataclasses.replace(item, **_only(item, dropped))).is_everyone()
+        way for item in each if not (way := dataclasses.replace(item, **kept_emptied)).is_everyone()
     ]
     return dataclasses.replace(read, **dropped, any_of=tuple(ways))
 
 
-def _only(item: Applicability, keys: dict) -> dict:
-    """The item's fields other than `keys`, emptied: what it says that one item alone says."""
-    return {key: getattr(Applicability(), key) for key in _ONE_WAY_KEYS - set(keys)}
-
-
-# A lead-in to alternatives: "if any of the following apply:", "one of the following is true:"
+# A lead-in to alternatives: "if any of the following apply:", "one of the following is true:",
+# and gov.uk's plain "if:" ("You'll keep getting DLA if: you're under 16; you were born on or
+# before 8 April 1948"), whose items are read as alternatives too: a way in names the person it
+# describes and excludes no one, so a list that meant "all of these" loses only a contradiction.
 _ALTERNATIVES = re.compile(
-    r"\b(?:any|either|one|at least one) of the following(?: \w+){0,2}?\s*:", re.IGNORECASE
+    r"\b(?:(?:any|either|one|at least one) of the following(?: \w+){0,2}?|if)\s*:", re.IGNORECASE
 )
 
 
-def _said(applicability: Applicability, key: str) -> bool:
-    return getattr(applicability, key) != getattr(Applicability(), key)
+def _said(applicability: Applicability, keys: frozenset[str]) -> bool:
+    """The reading says something on these grounds."""
+    return any(getattr(applicability, key) != getattr(Applicability(), key) for key in keys)
+
+
+# The keys that say one thing of the reader between them: an item saying "you're under 16" and
+# another "you were born on or before 8 April 1948" both speak of their age, which profile_fit
+# compares as one (either holding is enough), so the list is still for those ages only.
+_AGE = frozenset(("age_min", "age_max", "state_pension_age", "born_from", "born_before"))
+_INCOME = frozenset(("income_min", "income_max"))
+_CHILDREN = frozenset(("children_min", "children_max"))
 
 
 def _personal_read(text: str, headings: list[str]) -> Applicability:
@@ -344,8 +352,12 @@ def _personal_read(text: str, headings: list[str]) -> Applicability:
 STORED_KEYS = frozenset(f.name for f in fields(Applicability) if f.name != "basis")
 # What narrows a statement to some people in a nation rather than to the nation as a whole.
 PERSONAL_KEYS = STORED_KEYS - {"nations"}
-# What one item of a list of alternatives can say of the reader.
+# What one item of a list of alternatives can say of the reader, and on what ground.
 _ONE_WAY_KEYS = PERSONAL_KEYS - {"any_of"}
+_GROUNDS = {
+    key: next((g for g in (_AGE, _INCOME, _CHILDREN) if key in g), frozenset((key,)))
+    for key in _ONE_WAY_KEYS
+}
 
 
 def applicability_checked(data, *, nested: bool = False) -> dict:

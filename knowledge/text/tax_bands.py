@@ -16,9 +16,9 @@ their taxable income with the gain or the dividends added: "within the basic ban
 the reader's band. "For any amount above the basic Income Tax band, you'll pay 24%" is a slice
 of that amount, which a basic rate taxpayer with a large gain pays too: it names no band, not
 even its heading's. A band that is someone else's ("if your partner is a basic rate
-taxpayer") is not read, nor one named by a single item of a list of alternatives ("You may be
-able to claim tax relief if: you pay Income Tax at a rate above 20% …; your pension scheme is
-not set up …"): the other items are for anyone."""
+taxpayer") is not read. A band named by one item of a list of alternatives ("You may be able
+to claim tax relief if: you pay Income Tax at a rate above 20% …; your pension scheme is not
+set up …") is one way in, as any other condition there (knowledge.text.applicability)."""
 
 from __future__ import annotations
 
@@ -51,10 +51,6 @@ _READER_IN_BAND = re.compile(
 _SLICE = re.compile(
     r"\bamount above the (?:basic|higher)(?: rate)?(?: income)?(?: tax)? band\b", re.I
 )
-# A lead-in to alternatives: any one item is enough ("You can claim if:").
-_ALTERNATIVES = re.compile(
-    r"\b(?:if|any of the following(?: apply)?|one of the following)\s*:", re.I
-)
 # Whose band it is: a band after these words in its clause is someone else's.
 _SOMEONE_ELSE = re.compile(r"\b(?:partner|spouse|civil partner|they|their|them)\b", re.I)
 _READER_TOO = re.compile(r"\b(?:you or your|you and your|either of you|both of you)\b", re.I)
@@ -81,17 +77,6 @@ def tax_bands_read(text: str, heading_path: list[str] | None = None) -> frozense
 
 
 def _bands_in(text: str) -> frozenset[str]:
-    lead = _ALTERNATIVES.search(text)
-    if lead:
-        items = [item for item in re.split(r";\s*", text[lead.end() :]) if item.strip()]
-        read = [_bands_named(item) for item in items]
-        if not all(read):  # an item naming no band is for anyone: so is the list
-            return _bands_named(text[: lead.start()])
-        return frozenset().union(*read) | _bands_named(text[: lead.start()])
-    return _bands_named(text)
-
-
-def _bands_named(text: str) -> frozenset[str]:
     bands: set[str] = set()
     for clause in re.split(r"(?<=[.;])\s+|\n", text):
         for match in _BANDS_NAMED.finditer(clause):

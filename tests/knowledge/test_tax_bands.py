@@ -11,7 +11,7 @@ from knowledge.domain.profile import Person, profile_fit
 from knowledge.retrieval import SearchParams, concept_search
 from knowledge.retrieval.params import Profile
 from knowledge.retrieval.tax_bands import income_bands, person_on
-from knowledge.text.applicability import Applicability, applicability_checked
+from knowledge.text.applicability import Applicability, applicability_checked, applicability_read
 from knowledge.text.exceptions import alternatives_governing, page_reading, statement_applicability
 from knowledge.text.tax_bands import tax_bands_read
 from tests.factories import ConceptFactory, UnitFactory, axis_vector
@@ -40,8 +40,10 @@ def test_pension_tax_relief_is_read_by_the_rate_of_income_tax_paid():
     assert _of(read, "if you pay Income Tax at the 40% rate").tax_bands == {"higher"}
     assert _of(read, "if you pay Income Tax at the 45% rate").tax_bands == {"additional"}
     # one item of a list of alternatives ("… if: you pay Income Tax at a rate above 20% …;
-    # your pension scheme is not set up …; someone else pays …"): the list is for anyone
-    assert _of(read, "you pay Income Tax at a rate above 20%").tax_bands == set()
+    # your pension scheme is not set up …; someone else pays …"): one way in, not everyone's
+    relief = _of(read, "you pay Income Tax at a rate above 20%")
+    assert relief.tax_bands == set()
+    assert relief.any_of == (Applicability(tax_bands=frozenset(BOTH_ABOVE)),)  # one way in
 
 
 def test_a_band_tables_rows_give_the_rate_of_a_slice_of_income_not_whom_it_is_for():
@@ -57,7 +59,6 @@ def test_a_band_tables_rows_give_the_rate_of_a_slice_of_income_not_whom_it_is_fo
         ("Only higher or additional rate taxpayers pay tax on dividends.", BOTH_ABOVE),
         ("You can claim it if you pay Income Tax at a rate above 20%.", BOTH_ABOVE),
         ("You can claim if: you pay tax at the 40% rate; you pay tax at the 45% rate", BOTH_ABOVE),
-        ("You can claim if: you pay tax at the 40% rate; you're self-employed", set()),
         ("You'll pay 24% on any amount above the basic rate band.", set()),
         ("If you pay 40% Income Tax, claim the rest.", {"higher"}),
         ("Relief for 45% taxpayers is claimed on a return.", {"additional"}),
@@ -287,3 +288,18 @@ def test_a_governed_sections_own_exclusions_still_hold_under_it():
     )
     assert read.tax_bands == BOTH_ABOVE  # the alternative the section sits under
     assert read.income_max == Decimal(200_000)  # the section's own exclusion
+
+
+def test_a_band_named_by_one_item_of_a_list_of_alternatives_is_one_way_in():
+    read = applicability_read(
+        "You can claim if: you pay tax at the 40% rate; you're aged 60 or over"
+    )
+    assert read.tax_bands == set() and read.age_min is None
+    assert read.any_of == (
+        Applicability(tax_bands=frozenset({"higher"})),
+        Applicability(age_min=60),
+    )
+    every_item = applicability_read(
+        "You can claim if: you pay tax at the 40% rate; you pay tax at the 45% rate"
+    )
+    assert every_item.tax_bands == BOTH_ABOVE and every_item.any_of == ()  # every way names one
