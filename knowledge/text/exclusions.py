@@ -23,6 +23,7 @@ from decimal import Decimal
 
 from knowledge.text.applicability import Applicability, applicability_read
 from knowledge.text.normalise import QUOTES
+from knowledge.text.sections import statement_body
 
 _EXCLUDED = re.compile(
     r"\byou(?:'re| are|'ll| will)? not (?:be )?eligible(?: for (?P<named>[^,.;]+?))?(?= if\b|[.,;]|$)"
@@ -118,7 +119,7 @@ def narrowed_by_exclusions(
             continue  # it speaks of the limit itself ("If your other income is £17,570 or more")
         if exclusion.subject:
             under = tuple(heading_path[: len(exclusion.heading_path)]) == exclusion.heading_path
-            if not under or exclusion.subject not in _own_words(plain).lower():
+            if not under or exclusion.subject not in statement_body(plain).lower():
                 continue
         elif not _OFFERS.search(plain):
             continue
@@ -133,9 +134,3 @@ def narrowed_by_exclusions(
             **{exclusion.bound: exclusion.value},
         )
     return applicability
-
-
-def _own_words(text: str) -> str:
-    """The statement after any "Page > Heading: " the extractor wrote before it."""
-    head, colon, rest = text.partition(": ")
-    return rest if colon and " > " in head else text

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from knowledge.text.sections import section_at
+from knowledge.text.sections import section_at, statement_body
 
 NATIONS = ("england", "scotland", "wales", "northern_ireland")
 NATION_NAMES = {
@@ -87,7 +87,7 @@ def nations_read(text: str, heading_path: list[str]) -> tuple[set[str], str]:
 def _leading_clause(text: str) -> str:
     """The statement's first sentence, after any "Title > Heading:" prefix the extractor
     wrote: a nation named later in a longer unit narrows that sentence, not the unit."""
-    body = text.rsplit(": ", 1)[-1] if " > " in text.split(": ", 1)[0] else text
+    body = statement_body(text)
     if ": " in body[:60] and body.split(": ", 1)[0].lower().startswith("if you"):
         return body.split(": ", 1)[0]  # "If you live in Scotland: You need to apply ..."
     return re.split(r"(?<=[.])\s", body, maxsplit=1)[0]  # a list's items are one sentence

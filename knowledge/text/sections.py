@@ -11,3 +11,10 @@ def section_at(sections: list[dict], offset: int) -> dict | None:
         if section["start"] <= offset <= section["end"]:
             found = section
     return found
+
+
+def statement_body(text: str) -> str:
+    """A statement's own words, after the "Page > Heading: " the extractor writes before a
+    statement too short to say what it is about."""
+    head, colon, rest = text.partition(": ")
+    return rest if colon and " > " in head else text

@@ -521,3 +521,10 @@ def test_a_scheme_whose_eligibility_requires_another_nation_is_not_this_persons(
 def test_a_parent_is_read_in_the_contracted_form_too():
     read = _read("child-benefit.json")
     assert _of(read, "if you're responsible for a child under 16").children_min == 1
+
+
+def test_a_statements_own_first_sentence_is_read_after_the_heading_written_before_it():
+    # "Tax credits overpayments > If you do not repay HMRC: Your debt will be passed to the
+    # Department for Communities (DfC) if you're in Northern Ireland. … This might be by: …"
+    read = _read("tax-credits-overpayments.json")
+    assert _of(read, "DWP or DfC will arrange").nations == {"northern_ireland"}
