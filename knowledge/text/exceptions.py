@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from knowledge.text.applicability import Applicability, applicability_read
 from knowledge.text.birth_dates import births_read
 from knowledge.text.circumstances import EMPLOYMENTS, circumstances_read
-from knowledge.text.exclusions import Exclusion, exclusions_read, narrowed_by_exclusions
+from knowledge.text.exclusions import OFFERS, Exclusion, exclusions_read, narrowed_by_exclusions
 from knowledge.text.nations import (
     NATIONS,
     names_a_nation,
@@ -232,12 +232,6 @@ def _narrowing_ground(heading: str) -> frozenset[str]:
     return frozenset(read)
 
 
-# Who can get the page's subject: "You can get", "you'll get", "you can claim", "eligible".
-_GETS = re.compile(
-    r"\b(?:can|could|will|'ll)(?: be able to)? (?:get|claim)\b|\beligible\b", re.IGNORECASE
-)
-
-
 def page_births_read(title: str, page_lines: list[tuple[list[str], str]]) -> PageBirths:
     """The first line saying who can get the page's subject by their date of birth: it names
     the subject by the page's title (a leading "The" aside) and reads a range of the reader's
@@ -247,7 +241,7 @@ def page_births_read(title: str, page_lines: list[tuple[list[str], str]]) -> Pag
         return PageBirths()
     for number, (headings, raw) in enumerate(page_lines):
         line = _plain(raw)
-        if subject not in line.lower() or not _GETS.search(line):
+        if subject not in line.lower() or not OFFERS.search(line):
             continue
         if line.endswith(":"):  # a lead-in: its list's items follow, a line each
             items = []

@@ -31,10 +31,12 @@ _EXCLUDED = re.compile(
     re.IGNORECASE,
 )
 _NOT_A_SUBJECT = re.compile(r"^(?:it|this|them|these|that|any|one)$", re.IGNORECASE)
-# A statement offering something: what a line naming nothing excludes the reader from.
-_OFFERS = re.compile(
-    r"\b(?:can|could|may be able to|might be able to|will|'ll) (?:usually )?(?:get|claim|apply)\b"
-    r"|\b(?:may be|you're|you are) eligible\b",
+# A statement offering something ("You can get", "you'll be able to claim", "you may be
+# eligible"): what a line naming nothing excludes the reader from, and how a page says whom its
+# subject is for (knowledge.text.exceptions).
+OFFERS = re.compile(
+    r"\b(?:can|could|may|might|will|'ll)(?: usually)?(?: be able to)? (?:get|claim|apply)\b"
+    r"|\beligible\b",
     re.IGNORECASE,
 )
 _BOUNDS = ("age_min", "age_max", "income_min", "income_max")
@@ -121,7 +123,7 @@ def narrowed_by_exclusions(
             under = tuple(heading_path[: len(exclusion.heading_path)]) == exclusion.heading_path
             if not under or exclusion.subject not in statement_body(plain).lower():
                 continue
-        elif not _OFFERS.search(plain):
+        elif not OFFERS.search(plain):
             continue
         field = exclusion.bound.split("_")[0]  # age or income: the statement's own first
         if getattr(applicability, f"{field}_min") is not None:
