@@ -198,7 +198,8 @@ def merge_results(
 ) -> tuple[SearchResult, dict[int, str]]:
     """One result from several: each concept once, with the hit of the search that scored it
     best (weighted); ordered by that score, except that for a broad question the best concept
-    of every search comes first, so that each topic of the situation is shown. The outcome is
+    of every search comes first, so that each topic of the situation is shown, the leading
+    search's own best before the others. The outcome is
     the leading search's (the rewrite of a follow-up, else the caller's words); for a broad
     question the best of any search's, since each sub-query is a topic of its own."""
     best: dict[int, tuple[float, ConceptHit, int]] = {}
@@ -215,6 +216,11 @@ def merge_results(
             i for i in ordered if id(i[1]) not in leaders
         ]
     kept = ordered[: params.k]
+    if broad and results[0].concepts:
+        # Of those kept, the leading search's own best first: "I'm starting a degree: can I
+        # get a Maintenance Loan?" asks about the loan; the situation's other topics follow.
+        asked = results[0].concepts[0]
+        kept.sort(key=lambda item: item[1] is not asked)
     if params.profile is not None:  # among those kept, a concept for other people goes last
         place = {id(hit): n for n, hit in enumerate(concepts_for_person([h for _, h, _ in kept]))}
         kept.sort(key=lambda item: place[id(item[1])])
