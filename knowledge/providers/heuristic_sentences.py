@@ -110,8 +110,9 @@ def is_eligibility(sentence: str) -> bool:
 
 # A lead-in whose list is not with it ("You may also have tax-free allowances for:") or a
 # bare condition with no main clause ("If you pay 40% Income Tax", "If you're getting less
-# than £221.20 a week": sub-headings of plain-text pages): no fact on its own.
-_BARE_CONDITION = re.compile(r"^(?:if|when|unless)\b[^,;:]*$", re.I)
+# than £221.20 a week", "If your other income is £17,570 or more": sub-headings of
+# plain-text pages): no fact on its own. A comma inside a figure ends no clause.
+_BARE_CONDITION = re.compile(r"^(?:if|when|unless)\b(?:[^,;:]|(?<=\d),(?=\d))*$", re.I)
 # A sentence announcing a list as its object ("you must report the following changes."): cut
 # from the list, it says only that a list exists.
 _ANNOUNCES_LIST = re.compile(r"\b(?:the following|as follows)(?: [\w-]+){0,3}\W*$", re.I)

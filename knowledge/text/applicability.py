@@ -25,6 +25,7 @@ from knowledge.text.circumstances import (
     plans_named,
 )
 from knowledge.text.nations import NATIONS, names_a_nation, nations_read
+from knowledge.text.sections import statement_body
 from knowledge.text.tax_bands import TAX_BANDS, tax_bands_read
 
 
@@ -333,9 +334,16 @@ _CHILDREN = frozenset(("children_min", "children_max"))
 
 def _personal_read(text: str, headings: list[str]) -> Applicability:
     """Everything but the nations: the reader's age, income, band and circumstances."""
-    age_min, age_max, pension = ages_read(text)
+    # Bounds in the "Page > Heading: " the extractor wrote before the statement hold as well
+    # as the statement's own ("If your profits are £6,725 or more: if your profits are more
+    # than £12,570 ..."): they narrow each other, where bounds in the statement's clauses
+    # are alternatives.
+    body = statement_body(text)
+    heading_words = text[: len(text) - len(body)]
+    _, _, pension = ages_read(text)
+    age_min, age_max = _narrowed(ages_read(body)[:2], ages_read(heading_words)[:2])
     born_from, born_before = births_read(text)
-    income_min, income_max = incomes_read(text)
+    income_min, income_max = _narrowed(incomes_read(body), incomes_read(heading_words))
     return Applicability(
         age_min=age_min,
         age_max=age_max,
@@ -347,6 +355,16 @@ def _personal_read(text: str, headings: list[str]) -> Applicability:
         tax_bands=tax_bands_read(text, headings),
         **circumstances_read(text, headings),
     )
+
+
+def _narrowed(own: tuple, heading: tuple) -> tuple:
+    """Bounds (low, high) that hold together; the statement's own when they cannot."""
+    lows = [bound for bound in (own[0], heading[0]) if bound is not None]
+    highs = [bound for bound in (own[1], heading[1]) if bound is not None]
+    low, high = max(lows, default=None), min(highs, default=None)
+    if low is not None and high is not None and low > high:
+        return own
+    return low, high
 
 
 STORED_KEYS = frozenset(f.name for f in fields(Applicability) if f.name != "basis")

@@ -22,7 +22,8 @@ BENEFIT_NAMES = {
     "pip": r"personal independence payment|\bpip\b",
     "dla": r"disability living allowance|\bdla\b",
     "carers_allowance": r"carer'?s allowance",
-    "attendance_allowance": r"attendance allowance",
+    # Not "Constant Attendance Allowance", an industrial injuries benefit of its own.
+    "attendance_allowance": r"(?<!constant )attendance allowance",
 }
 STUDENT_LOAN_PLANS = ("plan_1", "plan_2", "plan_4", "plan_5", "postgraduate")
 
@@ -114,8 +115,15 @@ _WORK_WORDS = {
 _WORK = "|".join(sorted(map(re.escape, _WORK_WORDS), key=len, reverse=True))
 # "if you're employed, self-employed or unemployed": each named kind of work.
 _WORK_LIST = re.compile(
-    rf"\b(?:if|when) you(?:'re| are| were) ((?:{_WORK})(?:(?:, | or | and )(?:{_WORK}))*)", re.I
+    rf"\b(?:if|when) you(?:'re| are| were) ((?:{_WORK})(?:(?:,? (?:or|and) (?:you(?:'re| are) )?|, )(?:{_WORK}))*)",
+    re.I,
 )
+
+
+# "if you're not working or do not earn enough": work is one way in of several, the others
+# on another ground, so the statement does not narrow by work ("employed or self-employed"
+# is read as a list of kinds of work, below).
+_OR_SOMETHING_ELSE = re.compile(rf",? or (?!(?:you(?:'re| are) )?(?:{_WORK})\b)", re.I)
 
 
 def circumstances_read(text: str, heading_path: list[str]) -> dict:
@@ -125,9 +133,15 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
     employment = {
         code
         for code, pattern in _EMPLOYMENT.items()
-        if any(pattern.search(part) for part in where.splitlines() + clauses(text))
+        if any(
+            not _OR_SOMETHING_ELSE.match(part[match.end() :])
+            for part in where.splitlines() + clauses(text)
+            for match in pattern.finditer(part)
+        )
     }
     for listed in _WORK_LIST.finditer(where):
+        if _OR_SOMETHING_ELSE.match(where[listed.end() :]):
+            continue
         employment |= {
             _WORK_WORDS[word.lower()] for word in re.findall(_WORK, listed.group(1), re.I)
         }
@@ -151,7 +165,13 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
     }
 
 
+# "you're not getting a Postgraduate Loan": the plan named is one the reader does not have.
+_DENIED = re.compile(r"\b(?:not|no longer|never)\b|n't\b", re.I)
+
+
 def plans_named(text: str) -> frozenset[str]:
     return frozenset(
-        m.group(1).lower().replace(" loan", "").replace(" ", "_") for m in _PLAN.finditer(text)
+        m.group(1).lower().replace(" loan", "").replace(" ", "_")
+        for m in _PLAN.finditer(text)
+        if not _DENIED.search(re.split(r"[.;:\n]", text[: m.start()])[-1])
     )

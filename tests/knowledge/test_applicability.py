@@ -528,3 +528,38 @@ def test_a_statements_own_first_sentence_is_read_after_the_heading_written_befor
     # Department for Communities (DfC) if you're in Northern Ireland. … This might be by: …"
     read = _read("tax-credits-overpayments.json")
     assert _of(read, "DWP or DfC will arrange").nations == {"northern_ireland"}
+
+
+def test_work_one_way_in_of_several_on_other_grounds_does_not_narrow_the_statement():
+    # "employed or have recently stopped working", "unemployed or work less than 16 hours":
+    # the other way in is not a kind of work the profile names, so nobody is left out.
+    maternity = _read("maternity-allowance.json")
+    assert not _of(maternity, "if you're employed or have recently stopped working").employment
+    jsa = _read("guidance--new-style-jobseekers-allowance.json")
+    assert not _of(jsa, "If you're unemployed or work less than 16 hours").employment
+    assert not applicability_read(
+        "The credits can fill gaps in your record if you're not working or do not earn enough."
+    ).employment
+    # a list of kinds of work is still each of them
+    assert applicability_read(
+        "If you're employed or you're self-employed, you can claim."
+    ).employment == {"employed", "self_employed"}
+
+
+def test_a_plan_or_benefit_the_reader_does_not_have_is_not_who_the_statement_is_for():
+    grant = _read("childcare-grant.json")
+    conditions = _of(grant, "you're not getting a Postgraduate Loan")
+    assert conditions.student_loan_plans == frozenset() and conditions.employment == {"student"}
+    pip = _read("pip.json")  # Constant Attendance Allowance is a benefit of its own
+    assert _of(pip, "If you get Constant Attendance Allowance").benefits == {"pip"}
+
+
+def test_bounds_in_the_heading_written_before_a_statement_narrow_its_own():
+    national_insurance = _read("national-insurance.json")
+    class_4 = _of(national_insurance, "If your profits are more than £12,570 a year")
+    assert class_4.employment == {"self_employed"}
+    assert class_4.income_min == Decimal("12570")
+    read = applicability_read(
+        "Student finance > If you're 60 or over: Aged 18 to 64: up to £4,221 a year"
+    )
+    assert (read.age_min, read.age_max) == (60, 64)

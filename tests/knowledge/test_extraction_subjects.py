@@ -154,6 +154,8 @@ def test_a_reply_to_the_sentence_before_joins_it():
         ("If you pay 40% Income Tax, you can claim back 20%.", False),
         ("For your first child £277.08 (born before 6 April 2017)", False),
         ("If you're getting less than £221.20 a week", True),
+        ("If your other income is £17,570 or more", True),  # a figure's comma ends nothing
+        ("If you earn £17,570, you pay tax", False),
     ],
 )
 def test_a_lead_in_without_its_list_or_a_bare_condition_is_no_unit(sentence, fragment):
