@@ -16,6 +16,9 @@ _ROW_CELL = re.compile(r"(?:^|; )[^;:]{1,200}: ")
 # A plain-text table row: a label, then amounts, no sentence punctuation ("Higher rate £50,271
 # to £125,140 40%").
 _BARE_ROW = re.compile(r"^[A-Z][^.;:!?]{0,80}?[£\d][^.!?;]*[\d%]$")
+# "If your other income is less than £17,570": a condition ending in a figure is a plain-text
+# page's sub-heading, read as a sentence (and found to be a fragment), not a row.
+_CONDITION_HEAD = re.compile(r"^(?:if|when|unless)\b", re.I)
 
 
 @dataclass
@@ -36,7 +39,12 @@ class Line:
             return "heading"
         if "; " in self.text and _ROW_CELL.search(self.text):
             return "row" if find_amounts(self.text) and not _prose_row(self) else "label_row"
-        if _BARE_ROW.match(self.text) and len(self.text.split()) <= 12 and find_amounts(self.text):
+        if (
+            _BARE_ROW.match(self.text)
+            and not _CONDITION_HEAD.match(self.text)
+            and len(self.text.split()) <= 12
+            and find_amounts(self.text)
+        ):
             return "bare_row"
         return "paragraph"
 

@@ -157,6 +157,11 @@ _AGE_ROW_HEAD = re.compile(
 )
 
 
+_CHILDREN_LEAD = re.compile(
+    r"\b(?:child|children|son|daughter|baby|kids?|young (?:person|people))\b", re.I
+)
+
+
 def _about_the_reader(clause: str, position: int) -> bool:
     """The figure at `position` is the reader's: a reader word comes before it in its
     clause, and no word making it someone else's stands between them."""
@@ -179,7 +184,12 @@ def ages_read(text: str) -> tuple[int | None, int | None, str]:
     or over)"): alone, it does not narrow the statement."""
     intervals: list[tuple[int, int | None]] = []
     bracketed: list[tuple[int, int | None]] = []
+    childs = False  # the items follow a lead-in about children ("costs for children: under 15")
     for clause in clauses(text):
+        if childs and _AGE_ROW_HEAD.match(clause):
+            continue
+        if clause.rstrip().endswith(":"):
+            childs = bool(_CHILDREN_LEAD.search(clause))
         low, high, found = None, None, False  # this clause's bounds
         for match in _AGE_RANGE.finditer(clause):
             if _about_the_reader(clause, match.start()):
@@ -223,19 +233,23 @@ def incomes_read(text: str) -> tuple[Decimal | None, Decimal | None]:
     year" (at least), "if your income is under £12,570" (at most)."""
     low = high = None
     for clause in clauses(text, at_colons=False):
+        # what follows a figure, past its clause: "(£3,600 for couples) in the past 6 months"
+        after = text[text.find(clause) :]
         for match in _INCOME_MIN.finditer(clause):
             if _NOT_INCOME.search(match.group(0)) or _ANOTHER_SUM_AFTER.search(
                 clause[match.end() :]
             ):
                 continue
             if re.search(r"\b(?:not|never)\s+$", clause[: match.start()], re.I):
-                amount = _yearly(match)  # "you do not earn more than £183.50 a week"
+                amount = _yearly(
+                    match, after[match.end() :]
+                )  # "you do not earn more than £183.50 a week"
                 high = amount if high is None else max(high, amount)
                 continue
             if _about_the_reader(clause, match.start() + 1) or clause.lower().lstrip().startswith(
                 ("if your", "your")
             ):
-                amount = _yearly(match)
+                amount = _yearly(match, after[match.end() :])
                 low = amount if low is None else min(low, amount)
         for match in _INCOME_MAX.finditer(clause):
             if _NOT_INCOME.search(match.group(0)) or _ANOTHER_SUM_AFTER.search(
@@ -245,15 +259,28 @@ def incomes_read(text: str) -> tuple[Decimal | None, Decimal | None]:
             if _about_the_reader(clause, match.start() + 1) or clause.lower().lstrip().startswith(
                 ("if your", "your")
             ):
-                amount = _yearly(match)
+                amount = _yearly(match, after[match.end() :])
                 high = amount if high is None else max(high, amount)
     return low, high
 
 
-def _yearly(match: re.Match) -> Decimal:
+def _yearly(match: re.Match, after: str = "") -> Decimal:
     amount, *rest = [group for group in match.groups() if group is not None]
     period = rest[0] if rest else None
-    return Decimal(amount.replace(",", "")) * _YEAR_FACTOR[period]
+    money = Decimal(amount.replace(",", ""))
+    # "earned more than £2,600 (£3,600 together for couples) in the past 6 months": a sum
+    # over a stretch of time, at the same pace over a year.
+    if period is None and (stretch := _STRETCH.match(after)):
+        count, unit = int(stretch.group(1)), stretch.group(2).lower().rstrip("s")
+        yearly = (money * {"week": 52, "month": 12}[unit] / count).quantize(Decimal("0.01"))
+        return yearly.to_integral() if yearly == yearly.to_integral() else yearly
+    return money * _YEAR_FACTOR[period]
+
+
+_STRETCH = re.compile(
+    r"\s*(?:\([^)]*\)\s*)?(?:in|over|during) (?:the )?(?:past|last|previous|first) (\d+) (weeks?|months?)\b",
+    re.I,
+)
 
 
 # Money between the income word and the amount that makes it another sum: "income and

@@ -48,7 +48,7 @@ _EMPLOYMENT = {
         r"\b(?:if|when) you(?:'re| are) (?:not working|unemployed|out of work)\b", re.I
     ),
     "student": re.compile(
-        r"(?:\b(?:if|when) you(?:'re| are)|^you(?:'re| are)|^are) (?:a (?:full-time |part-time )?(?:higher education )?student|studying|in (?:full-time )?education)\b",
+        r"(?:\b(?:if|when) you(?:'re| are)|^you(?:'re| are)|^are) (?:a (?:full-time |part-time )?(?:higher education )?student|studying|in (?:full-time |part-time )?(?:higher |further )?education)\b",
         re.I,
     ),
 }

@@ -73,14 +73,17 @@ def _nation_code(name: str) -> str:
 def nations_read(text: str, heading_path: list[str]) -> tuple[set[str], str]:
     """The nations a statement is narrowed to and where that was read ("" when it is not):
     the innermost heading that names them, else the statement's leading clause."""
+    own = _LIVES_IN.search(_leading_clause(text))
     for heading in reversed(heading_path):
         found = _LIVES_IN.search(heading.strip())
         if found:
+            # "If you live in England or Scotland" > "If you live in England and get free
+            # childcare ...": the statement narrows its heading further.
+            if own and _nations_in(own) < _nations_in(found):
+                return _nations_in(own), "the statement"
             return _nations_in(found), f"heading “{heading.strip()}”"
-    lead = _leading_clause(text)
-    found = _LIVES_IN.search(lead)
-    if found:
-        return _nations_in(found), "the statement"
+    if own:
+        return _nations_in(own), "the statement"
     return set(), ""
 
 

@@ -563,3 +563,23 @@ def test_bounds_in_the_heading_written_before_a_statement_narrow_its_own():
         "Student finance > If you're 60 or over: Aged 18 to 64: up to £4,221 a year"
     )
     assert (read.age_min, read.age_max) == (60, 64)
+
+
+def test_ages_listed_after_a_lead_in_about_children_are_the_childrens():
+    costs = _of(_read("help-with-childcare-costs.json"), "childcare costs for children: under 15")
+    assert (costs.age_min, costs.age_max) == (None, None)
+    assert costs.employment == {"student"}
+    junior = _read("junior-individual-savings-accounts--overview--2023-24.json")
+    assert _of(junior, "Your child must be both: under 18").age_max is None
+    # a rate table's age band is still the reader's
+    assert applicability_read("Rates from 1 April 2024: Under 18: £6.40 an hour").age_max == 17
+
+
+def test_earnings_over_a_stretch_of_months_are_read_at_a_yearly_pace():
+    advance = _of(_read("universal-credit.json"), "you've earned more than £2,600")
+    assert advance.income_min == Decimal("5200")
+
+
+def test_a_statement_naming_one_of_its_headings_nations_narrows_to_it():
+    read = _read("help-with-childcare-costs.json")  # under "If you live in England or Scotland"
+    assert _of(read, "If you live in England and get free childcare").nations == {"england"}

@@ -173,3 +173,16 @@ def test_a_date_about_what_a_person_did_is_not_a_rules_validity():
     assert find_validities("if you joined the scheme on or before 4 October 2018") == []
     assert find_validities("if you started your course before 1 August 2016") == []
     assert find_validities("Rates before 1 April 2021")[0].valid_to.isoformat() == "2021-03-31"
+
+
+def test_a_plain_text_pages_condition_sub_heading_is_no_unit():
+    units = corpus_units(
+        "apply-tax-free-interest-on-savings--how-much-tax-you-pay--2021-22-or-later.json"
+    )
+    texts = [unit.text for unit in units]
+    assert not [
+        text for text in texts if text.endswith("If your other income is less than £17,570")
+    ]
+    assert not [text for text in texts if text.endswith("If your other income is £17,570 or more")]
+    # the statements under them are still units
+    assert any("maximum of £5,000" in text for text in texts)
