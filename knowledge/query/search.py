@@ -31,7 +31,11 @@ from knowledge.retrieval.applies import concepts_for_person
 from knowledge.retrieval.params import Profile
 from knowledge.retrieval.search import for_this_person
 from knowledge.text.glossary import readings
-from knowledge.text.profile_facts import profile_facts
+from knowledge.text.profile_facts import (
+    children_left_education,
+    dependent_children,
+    profile_facts,
+)
 from knowledge.text.question_dates import DateMention, date_in_words
 
 # A follow-up's own words ("how do I claim it?") say less than its rewrite: their results
@@ -104,7 +108,17 @@ def with_stated_profile(
         if fact.field not in sent:
             sent[fact.field] = fact.value
             source[fact.field] = f"conversation: “{fact.words}”"
-    if not sent or source == {name: "profile" for name in sent}:
+    changed = source != {name: "profile" for name in sent}
+    if sent.get("children_ages"):
+        # The user's own account of a child refines the caller's list: a child who has left
+        # education for work is no longer one that family benefits count.
+        kept, used = dependent_children(sent["children_ages"], children_left_education(said))
+        if used:
+            sent["children_ages"], changed = kept, True
+            source["children_ages"] += "; not counted, as the user says: " + ", ".join(
+                f"“{statement.words}”" for statement in used
+            )
+    if not changed:
         return params, source
     return params.model_copy(update={"profile": Profile.model_validate(sent)}), source
 

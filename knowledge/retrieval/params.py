@@ -142,7 +142,8 @@ class Question(BaseModel):
         description="What you know about the user (age, nation, annual_income, employment, "
         "partner, children_ages, benefits, student_loan_plan), only the fields you know; {} "
         "when you know none: what the user says of themselves in `conversation` and `query` "
-        "('I'm 45', 'we live in Glasgow') fills the fields you did not send (the analysis says "
+        "('I'm 45', 'we live in Glasgow') fills the fields you did not send, and a child of 16 "
+        "or over they say has left education for work is not counted (the analysis says "
         "which). Units for this person rank first, units for other people are labelled "
         "applies: false with the reason, and a question answered only for other people is "
         "refused (not_for_this_profile). Never stored.",

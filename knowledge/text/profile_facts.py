@@ -208,3 +208,81 @@ def _yearly(match: re.Match) -> float:
         rest = rest[1:]
     factor = {"week": 52, "month": 12, "year": 1}.get(rest[0].lower() if rest else "year", 1)
     return amount * factor
+
+
+# A child of the user's who has left education for work, or gone to university: at 16 to 19
+# no longer a child for Child Benefit, Universal Credit or tax credits, which count a young
+# person only while they stay in approved (non-advanced) education or training.
+_CHILD = re.compile(
+    r"\b(?:my|our) (?:(eldest|oldest|older|youngest|younger)\b(?: (?:son|daughter|child|one|boy|girl|kid))?"
+    r"|(\d{2})[- ]year[- ]old(?: (?:son|daughter|boy|girl))?"
+    r"|(?:son|daughter|teenager|boy|girl)\b)",
+    re.IGNORECASE,
+)
+_LEFT_EDUCATION = re.compile(
+    r"\b(?:(?:has |'s |have |had )?(?:just |recently |now )?(?:left|finished|quit|dropped out of) "
+    r"(?:school|college|sixth form|education|(?:his|her|their) A[- ]levels)"
+    r"|(?:now )?works? full[- ]time|(?:is |'s )?(?:now )?working full[- ]time"
+    r"|(?:has |'s )?(?:just )?(?:got|started|found) (?:a |his first |her first )?(?:full[- ]time )?job"
+    r"|started (?:work|working|an apprenticeship|university|uni)\b"
+    r"|(?:is |'s )(?:now )?(?:at|studying at|in (?:his|her|their) \w+ year at) (?:university|uni))",
+    re.IGNORECASE,
+)
+_STILL_LEARNING = re.compile(r"\b(?:college|sixth form|training|education)\b", re.I)
+_STILL = re.compile(r"\b(?:not|never|still|hasn't|isn't|doesn't|won't|n't)\b|n't\b", re.I)
+
+
+@dataclass(frozen=True)
+class ChildLeftEducation:
+    which: str | int  # "eldest", "youngest", an age, or "" (a son or daughter not singled out)
+    words: str
+
+
+def children_left_education(texts: list[str]) -> list[ChildLeftEducation]:
+    """The user's children they say have left school or college for work, or gone to
+    university ("Our eldest left school last summer and now works full time")."""
+    found = []
+    for text in texts:
+        for sentence in re.split(r"(?<=[.!?])\s+|\n", text):
+            child = _CHILD.search(sentence)
+            if child is None or not _stated(sentence, child):
+                continue
+            left = _LEFT_EDUCATION.search(sentence, child.end())
+            if left is None or _STILL.search(sentence[child.end() : left.end()]):
+                continue
+            if _STILL_LEARNING.search(sentence[left.end() :]):
+                continue  # "left school and started college": still in approved education
+            rank, age = child.group(1), child.group(2)
+            which = (
+                int(age)
+                if age
+                else {"oldest": "eldest", "older": "eldest"}.get(
+                    (rank or "").lower(),
+                    "youngest" if rank and rank.lower() == "younger" else (rank or "").lower(),
+                )
+            )
+            found.append(ChildLeftEducation(which, sentence[child.start() : left.end()]))
+    return found
+
+
+def dependent_children(
+    ages: list[int], left: list[ChildLeftEducation]
+) -> tuple[list[int], list[ChildLeftEducation]]:
+    """The ages of the children still counted for family benefits, and which statements
+    took a child out: only a child of 16 or over, found without doubt (the eldest, the
+    youngest, the one of that age, or the only one of 16 or over)."""
+    kept, used = list(ages), []
+    for statement in left:
+        grown = [age for age in kept if age >= 16]
+        if statement.which == "eldest":
+            age = max(kept, default=None)
+        elif statement.which == "youngest":
+            age = min(kept, default=None)
+        elif isinstance(statement.which, int):
+            age = statement.which if statement.which in kept else None
+        else:
+            age = grown[0] if len(grown) == 1 else None
+        if age is not None and age >= 16:
+            kept.remove(age)
+            used.append(statement)
+    return kept, used

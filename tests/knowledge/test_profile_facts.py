@@ -7,7 +7,11 @@ from knowledge.domain.questions import ConversationTurn
 from knowledge.query.search import question_plan
 from knowledge.retrieval import SearchParams
 from knowledge.retrieval.params import Profile
-from knowledge.text.profile_facts import profile_facts
+from knowledge.text.profile_facts import (
+    children_left_education,
+    dependent_children,
+    profile_facts,
+)
 
 
 def _facts(*texts):
@@ -61,3 +65,35 @@ def test_stated_facts_fill_only_the_fields_the_caller_did_not_send():
         params=SearchParams(query="Can I open a Lifetime ISA?"), conversation=turns
     )
     assert plain.params.profile is None and plain.profile_source == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "ages", "counted"),
+    [
+        ("Our eldest left school last summer and now works full time.", [17, 15], [15]),
+        ("My son has just finished his A-levels and got a job.", [18, 12], [12]),
+        ("My daughter started an apprenticeship in September.", [16, 9, 4], [9, 4]),
+        ("Our 19-year-old is at university now.", [19, 14], [14]),
+        ("Our youngest left school and works full time.", [19, 17], [19]),
+        # still in approved education, not said, or not certain which child
+        ("My son left school and started college.", [16, 12], [16, 12]),
+        ("Our eldest hasn't left school yet.", [17, 15], [17, 15]),
+        ("If my son left school would we lose it?", [17], [17]),
+        ("My daughter got a job.", [17, 16], [17, 16]),
+        ("Our eldest left school.", [15, 12], [15, 12]),  # under 16: a child whatever they do
+    ],
+)
+def test_a_child_who_has_left_education_for_work_is_not_counted(text, ages, counted):
+    kept, _ = dependent_children(ages, children_left_education([text]))
+    assert kept == counted
+
+
+@pytest.mark.django_db
+def test_the_conversation_refines_the_callers_children_and_says_so():
+    question = "Our eldest left school last summer and now works full time. How much Child Benefit?"
+    params = SearchParams(query=question, profile=Profile(children_ages=[17, 15], partner=True))
+    plan = question_plan(params=params, conversation=[])
+    assert plan.params.profile.children_ages == [15]
+    assert plan.profile_source["children_ages"] == (
+        "profile; not counted, as the user says: “Our eldest left school”"
+    )
