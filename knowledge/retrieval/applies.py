@@ -67,7 +67,7 @@ def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
         return False
     best = max(hits, key=lambda hit: hit.score)
     if (
-        _for_others_only(best)
+        (_for_others_only(best) and not _theirs_beside(best, seen_first=hits[0]))
         or _nearest_for_others(best, seen_first=hits[0])
         or _another_nations_scheme(best, seen_first=hits[0])
     ):
@@ -120,6 +120,20 @@ def _nearest_for_others(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
         u.fit is not None and u.fit.applies and u.fit.matched_on & grounds
         for concept in (hit, seen_first)
         for u in concept.units
+    )
+
+
+def _theirs_beside(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
+    """The concept shown first holds a unit for this person on the grounds the concept's
+    units are other people's: who pays National Insurance, asked by someone out of work, is
+    the employees' and the self-employed's; "If you're not working: you can pay voluntary
+    Class 3 contributions", shown first, is theirs."""
+    if seen_first is hit:
+        return False
+    labelled = [u for u in hit.units if u.fit is not None]
+    grounds = set().union(*(u.fit.contradicted_on for u in labelled))
+    return any(
+        u.fit is not None and u.fit.applies and u.fit.matched_on & grounds for u in seen_first.units
     )
 
 

@@ -157,6 +157,9 @@ _AGE_ROW_HEAD = re.compile(
 )
 
 
+# "if you're under 18 or if you're applying as an appointee": the age is one way in of two,
+# the other on another ground, so it leaves no one out.
+_OR_IF = re.compile(r",?\s+or if\b", re.I)
 _CHILDREN_LEAD = re.compile(
     r"\b(?:child|children|son|daughter|baby|kids?|young (?:person|people))\b", re.I
 )
@@ -192,6 +195,8 @@ def ages_read(text: str) -> tuple[int | None, int | None, str]:
             childs = bool(_CHILDREN_LEAD.search(clause))
         low, high, found = None, None, False  # this clause's bounds
         for match in _AGE_RANGE.finditer(clause):
+            if _OR_IF.match(clause, match.end()):
+                continue
             if _about_the_reader(clause, match.start()):
                 found = True
                 low = max(low or 0, int(match.group(1)))
@@ -199,11 +204,15 @@ def ages_read(text: str) -> tuple[int | None, int | None, str]:
         for match in _AGE_MIN.finditer(clause):
             if _AGE_RANGE.search(clause[max(0, match.start() - 8) : match.end()]):
                 continue
+            if _OR_IF.match(clause, match.end()):
+                continue
             if _about_the_reader(clause, match.start()):
                 found = True
                 over = match.group(2) is not None  # "over 25" is 26 and older
                 low = max(low or 0, int(next(g for g in match.groups() if g)) + over)
         for match in _AGE_MAX.finditer(clause):
+            if _OR_IF.match(clause, match.end()):
+                continue
             if _about_the_reader(clause, match.start()):
                 found = True
                 number = int(next(g for g in match.groups() if g))
@@ -342,7 +351,8 @@ def applicability_read(
 # before 8 April 1948"), whose items are read as alternatives too: a way in names the person it
 # describes and excludes no one, so a list that meant "all of these" loses only a contradiction.
 _ALTERNATIVES = re.compile(
-    r"\b(?:(?:any|either|one|at least one) of the following(?: \w+){0,2}?|if)\s*:", re.IGNORECASE
+    r"\b(?:(?:any|either|one|at least one) of the following(?: \w+){0,2}?|if|either)\s*:",
+    re.IGNORECASE,
 )
 
 

@@ -37,11 +37,11 @@ def clauses(text: str, *, at_colons: bool = True) -> list[str]:
 
 _EMPLOYMENT = {
     "self_employed": re.compile(
-        r"\b(?:if|when) you(?:'re| are| were) (?:\w+ )?self-employed\b|\bself-employed (?:people|person|workers)\b|^self-employed\b",
+        r"\b(?:if|when) you(?:'re| are| were) (?:\w+ )?self-employed\b|\bself-employed (?:people|person|workers)\b|^\s*self-employed\b",
         re.I,
     ),
     "employed": re.compile(
-        r"\b(?:if|when) you(?:'re| are) (?:an )?employ(?:ed|ee)\b|\bemployees (?:must|can|get|pay|who)\b|^employees?\b",
+        r"\b(?:if|when) you(?:'re| are) (?:an )?employ(?:ed|ee)\b|\bemployees (?:must|can|get|pay|who)\b|^\s*(?:an )?employees?\b",
         re.I,
     ),
     "unemployed": re.compile(

@@ -583,3 +583,48 @@ def test_earnings_over_a_stretch_of_months_are_read_at_a_yearly_pace():
 def test_a_statement_naming_one_of_its_headings_nations_narrows_to_it():
     read = _read("help-with-childcare-costs.json")  # under "If you live in England or Scotland"
     assert _of(read, "If you live in England and get free childcare").nations == {"england"}
+
+
+def test_either_lists_and_or_if_conditions_are_ways_in_not_requirements():
+    advance = _of(_read("universal-credit.json"), "6 months; you've not paid off any previous")
+    assert advance.income_min is None and advance.any_of[0].income_min == Decimal("5200")
+    online = _of(
+        _read("jobseekers-allowance.json"), "under 18 or if you're applying as an appointee"
+    )
+    assert online.age_max is None  # an appointee of any age cannot apply online either
+    national_insurance = _read("national-insurance.json")
+    mandatory = _of(national_insurance, "from one job; self-employed and making a profit of more")
+    assert mandatory.employment == {"employed", "self_employed"} and mandatory.age_min == 16
+
+
+def test_a_concept_for_others_is_no_refusal_when_the_one_shown_first_is_theirs_on_that_ground():
+    """Asked how to stop gaps in their National Insurance record by someone out of work: the
+    nearest concept, who pays, is the employees' and the self-employed's; the voluntary Class 3
+    contributions shown first are for people not working, theirs."""
+    from knowledge.models import AtomicUnit
+    from knowledge.retrieval.applies import nothing_for_this_person, profile_label
+    from knowledge.retrieval.hits import ConceptHit, UnitHit
+
+    national_insurance = _read("national-insurance.json")
+    who_pays = [
+        _of(national_insurance, "from one job; self-employed and making a profit of more"),
+        _of(national_insurance, "If you're employed, you stop paying Class 1"),
+    ]
+    class_3 = _of(_read("national-insurance.json"), "If you're not working: You can choose")
+
+    def concept(score, *readings):
+        units = [
+            UnitHit(AtomicUnit(text=str(n), applicability=a.as_json()), score, "current", "")
+            for n, a in enumerate(readings)
+        ]
+        return ConceptHit(None, score, score, score, 0.0, False, units)
+
+    out_of_work = Person(age=42, employment="unemployed")
+    hits = [concept(0.46, class_3), concept(0.50, *who_pays)]
+    profile_label(hits, out_of_work)
+    assert hits[0].units[0].fit.applies is True
+    assert not nothing_for_this_person(hits)
+    # without theirs shown first, the question is answered only for other people
+    hits = [concept(0.50, *who_pays), concept(0.46, Applicability())]
+    profile_label(hits, out_of_work)
+    assert nothing_for_this_person(hits)
