@@ -228,8 +228,16 @@ _LEFT_EDUCATION = re.compile(
     r"|(?:is |'s )(?:now )?(?:at|studying at|in (?:his|her|their) \w+ year at) (?:university|uni))",
     re.IGNORECASE,
 )
-_STILL_LEARNING = re.compile(r"\b(?:college|sixth form|training|education)\b", re.I)
-_STILL = re.compile(r"\b(?:not|never|still|hasn't|isn't|doesn't|won't|n't)\b|n't\b", re.I)
+# "left school and started college", "started working part-time": still in approved
+# education, or possibly so, and then still counted.
+_MAYBE_LEARNING = re.compile(
+    r"\b(?:school|college|sixth form|training|education|part[- ]time)\b", re.I
+)
+_STILL = re.compile(r"\b(?:not|never|still)\b|n't\b", re.I)
+_RANKS = {"eldest": "eldest", "oldest": "eldest", "older": "eldest"} | {
+    "youngest": "youngest",
+    "younger": "youngest",
+}
 
 
 @dataclass(frozen=True)
@@ -250,17 +258,10 @@ def children_left_education(texts: list[str]) -> list[ChildLeftEducation]:
             left = _LEFT_EDUCATION.search(sentence, child.end())
             if left is None or _STILL.search(sentence[child.end() : left.end()]):
                 continue
-            if _STILL_LEARNING.search(sentence[left.end() :]):
-                continue  # "left school and started college": still in approved education
+            if _MAYBE_LEARNING.search(sentence[left.end() :]):
+                continue
             rank, age = child.group(1), child.group(2)
-            which = (
-                int(age)
-                if age
-                else {"oldest": "eldest", "older": "eldest"}.get(
-                    (rank or "").lower(),
-                    "youngest" if rank and rank.lower() == "younger" else (rank or "").lower(),
-                )
-            )
+            which = int(age) if age else _RANKS.get((rank or "").lower(), "")
             found.append(ChildLeftEducation(which, sentence[child.start() : left.end()]))
     return found
 

@@ -77,6 +77,7 @@ def test_stated_facts_fill_only_the_fields_the_caller_did_not_send():
         ("Our youngest left school and works full time.", [19, 17], [19]),
         # still in approved education, not said, or not certain which child
         ("My son left school and started college.", [16, 12], [16, 12]),
+        ("Our eldest has started working part-time.", [17, 12], [17, 12]),
         ("Our eldest hasn't left school yet.", [17, 15], [17, 15]),
         ("If my son left school would we lose it?", [17], [17]),
         ("My daughter got a job.", [17, 16], [17, 16]),
