@@ -213,9 +213,9 @@ def merge_results(
     """One result from several: each concept once, with the hit of the search that scored it
     best (weighted); ordered by that score, except that for a broad question the best concept
     of every search comes first, so that each topic of the situation is shown, the leading
-    search's own best before the others. The outcome is
-    the leading search's (the rewrite of a follow-up, else the caller's words); for a broad
-    question the best of any search's, since each sub-query is a topic of its own."""
+    search's own best before the others. The outcome is the leading search's (the rewrite of
+    a follow-up, else the caller's words); for a broad question the best of any search's,
+    since each sub-query is a topic of its own."""
     best: dict[int, tuple[float, ConceptHit, int]] = {}
     for index, (result, search) in enumerate(zip(results, searches, strict=True)):
         for hit in result.concepts:

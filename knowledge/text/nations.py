@@ -72,7 +72,8 @@ def _nation_code(name: str) -> str:
 
 def nations_read(text: str, heading_path: list[str]) -> tuple[set[str], str]:
     """The nations a statement is narrowed to and where that was read ("" when it is not):
-    the innermost heading that names them, else the statement's leading clause."""
+    the innermost heading that names them, unless the statement's leading clause names
+    fewer of them; else that clause."""
     own = _LIVES_IN.search(_leading_clause(text))
     for heading in reversed(heading_path):
         found = _LIVES_IN.search(heading.strip())
