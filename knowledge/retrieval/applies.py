@@ -67,7 +67,7 @@ def nothing_for_this_person(hits: list[ConceptHit]) -> bool:
         return False
     best = max(hits, key=lambda hit: hit.score)
     if (
-        (_for_others_only(best) and not _theirs_beside(best, seen_first=hits[0]))
+        (_for_others_only(best) and not _theirs_beside(best, _labelled(best), seen_first=hits[0]))
         or _nearest_for_others(best, seen_first=hits[0])
         or _another_nations_scheme(best, seen_first=hits[0])
     ):
@@ -109,36 +109,31 @@ def _nearest_for_others(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
     for England, Scotland and Wales, asked where to post the form from Northern Ireland; but
     for a Scottish user asking about PIP, "If you live in Scotland: apply for Adult Disability
     Payment instead" is)."""
-    near = sorted(
-        (u for u in hit.units if u.fit is not None and not u.named_not_near),
-        key=lambda u: -u.similarity,
-    )[:_NEAREST]
+    near = sorted(_labelled(hit), key=lambda u: -u.similarity)[:_NEAREST]
     if len(near) < _NEAREST or any(_answers_them(u) for u in near):
         return False
-    grounds = set().union(*(u.fit.contradicted_on for u in near))
-    return not any(
+    return not _theirs_beside(hit, near, seen_first=seen_first)
+
+
+def _theirs_beside(hit: ConceptHit, others: list[UnitHit], *, seen_first: ConceptHit) -> bool:
+    """The concept, or the one shown first, holds a unit for this person on the grounds that
+    make `others` other people's. Who pays National Insurance, asked by someone out of work,
+    is the employees' and the self-employed's; "If you're not working: you can pay voluntary
+    Class 3 contributions", shown first, is theirs."""
+    grounds = set().union(*(u.fit.contradicted_on for u in others))
+    return any(
         u.fit is not None and u.fit.applies and u.fit.matched_on & grounds
         for concept in (hit, seen_first)
         for u in concept.units
     )
 
 
-def _theirs_beside(hit: ConceptHit, *, seen_first: ConceptHit) -> bool:
-    """The concept shown first holds a unit for this person on the grounds the concept's
-    units are other people's: who pays National Insurance, asked by someone out of work, is
-    the employees' and the self-employed's; "If you're not working: you can pay voluntary
-    Class 3 contributions", shown first, is theirs."""
-    if seen_first is hit:
-        return False
-    labelled = [u for u in hit.units if u.fit is not None]
-    grounds = set().union(*(u.fit.contradicted_on for u in labelled))
-    return any(
-        u.fit is not None and u.fit.applies and u.fit.matched_on & grounds for u in seen_first.units
-    )
+def _labelled(hit: ConceptHit) -> list[UnitHit]:
+    return [u for u in hit.units if u.fit is not None and not u.named_not_near]
 
 
 def _for_others_only(hit: ConceptHit) -> bool:
-    labelled = [u for u in hit.units if u.fit is not None and not u.named_not_near]
+    labelled = _labelled(hit)
     return bool(labelled) and not any(_answers_them(u) for u in labelled)
 
 

@@ -250,9 +250,8 @@ def incomes_read(text: str) -> tuple[Decimal | None, Decimal | None]:
             ):
                 continue
             if re.search(r"\b(?:not|never)\s+$", clause[: match.start()], re.I):
-                amount = _yearly(
-                    match, after[match.end() :]
-                )  # "you do not earn more than £183.50 a week"
+                # "you do not earn more than £183.50 a week"
+                amount = _yearly(match, after[match.end() :])
                 high = amount if high is None else max(high, amount)
                 continue
             if _about_the_reader(clause, match.start() + 1) or clause.lower().lstrip().startswith(
@@ -281,7 +280,7 @@ def _yearly(match: re.Match, after: str = "") -> Decimal:
     # over a stretch of time, at the same pace over a year.
     if period is None and (stretch := _STRETCH.match(after)):
         count, unit = int(stretch.group(1)), stretch.group(2).lower().rstrip("s")
-        yearly = (money * {"week": 52, "month": 12}[unit] / count).quantize(Decimal("0.01"))
+        yearly = (money * _YEAR_FACTOR[unit] / count).quantize(Decimal("0.01"))
         return yearly.to_integral() if yearly == yearly.to_integral() else yearly
     return money * _YEAR_FACTOR[period]
 

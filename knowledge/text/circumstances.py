@@ -165,13 +165,14 @@ def circumstances_read(text: str, heading_path: list[str]) -> dict:
     }
 
 
-# "you're not getting a Postgraduate Loan": the plan named is one the reader does not have.
-_DENIED = re.compile(r"\b(?:not|no longer|never)\b|n't\b", re.I)
+# Words denying what follows them: "you're not getting a Postgraduate Loan" names a plan the
+# reader does not have.
+DENIED = re.compile(r"\b(?:not|no longer|never)\b|n't\b", re.I)
 
 
 def plans_named(text: str) -> frozenset[str]:
     return frozenset(
         m.group(1).lower().replace(" loan", "").replace(" ", "_")
         for m in _PLAN.finditer(text)
-        if not _DENIED.search(re.split(r"[.;:\n]", text[: m.start()])[-1])
+        if not DENIED.search(re.split(r"[.;:\n]", text[: m.start()])[-1])
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knowledge.text.circumstances import BENEFIT_NAMES
+from knowledge.text.circumstances import BENEFIT_NAMES, DENIED
 
 # The largest places of each devolved nation and of England, for "we live in Glasgow": a
 # user names their town more often than their nation.
@@ -233,8 +233,12 @@ _LEFT_EDUCATION = re.compile(
 _MAYBE_LEARNING = re.compile(
     r"\b(?:school|college|sixth form|training|education|part[- ]time)\b", re.I
 )
-_STILL = re.compile(r"\b(?:not|never|still)\b|n't\b", re.I)
-_RANKS = {"eldest": "eldest", "oldest": "eldest", "older": "eldest"} | {
+# "hasn't left school", "is still at school": not left.
+_STILL = re.compile(rf"{DENIED.pattern}|\bstill\b", re.I)
+_RANKS = {
+    "eldest": "eldest",
+    "oldest": "eldest",
+    "older": "eldest",
     "youngest": "youngest",
     "younger": "youngest",
 }
