@@ -1,6 +1,6 @@
 """gunicorn's settings for the API: docker-compose serves with them
 (`gunicorn navigator.wsgi:application -c gunicorn.conf.py`) and the search benchmark
-measures with them (navigator.bench.serve), so both run the same number of workers.
+measures with them (evaluation.bench.serve), so both run the same number of workers.
 
 WEB_CONCURRENCY sets the number of workers, GUNICORN_BIND the address (a bad value stops
 the start, as every other setting does)."""

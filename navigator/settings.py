@@ -48,6 +48,8 @@ INSTALLED_APPS = [
     "knowledge",
     "curation",
     "navigator",
+    # The top floor: evaluations and benchmarks (commands only; nothing that serves imports it).
+    "evaluation",
 ]
 
 MIDDLEWARE = [

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from django.conf import settings
 
-from navigator.bench.serve import EMBEDDER_MODE, QUESTIONS_FILE, database_url
+from evaluation.bench.serve import EMBEDDER_MODE, QUESTIONS_FILE, database_url
 from navigator.embedded_db import embedded_database_settings
 
 pytestmark = pytest.mark.slow
@@ -199,7 +199,7 @@ def _serving(tmp_path, postgres: Postgres, redis: Redis):
             sys.executable,
             "-m",
             "gunicorn",
-            "navigator.bench.wsgi:application",
+            "evaluation.bench.wsgi:application",
             "-c",
             "gunicorn.conf.py",
             "--bind",
