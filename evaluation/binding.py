@@ -22,8 +22,8 @@ import numpy as np
 
 from curation.models import AuditEvent, AuditJudgement
 from knowledge.domain.extraction import PageInput, UnitProposal
+from knowledge.extraction.binding import BindingWeights, binding_scores
 from knowledge.models import AtomicUnit, PageSnapshot
-from knowledge.providers.heuristic import BindingWeights, binding_scores
 from knowledge.services.extract import taxonomy_for_extraction
 from knowledge.text.sections import section_at
 

@@ -6,9 +6,9 @@ from collections import defaultdict
 
 from curation.selectors.review import Signoff, unit_signoffs
 from knowledge.domain.temporal import TemporalStatus
+from knowledge.extraction.dating import unit_confirmed_on
 from knowledge.models import AtomicUnit, Concept
 from knowledge.retrieval.hits import unit_part_url
-from knowledge.services.dating import unit_confirmed_on
 
 
 def unit_payload(

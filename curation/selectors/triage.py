@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
+from knowledge.extraction.binding import BindingWeights
 from knowledge.models import Concept, ConceptAlias, ExtractionItem
-from knowledge.providers.heuristic import BindingWeights
 
 TRIAGE_PER_PAGE = 50
 

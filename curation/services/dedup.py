@@ -31,8 +31,8 @@ from django.utils import timezone
 
 from curation.services.audit import audit_record, state_of, states_of
 from curation.services.locks import concepts_lock
+from knowledge.extraction.figures import figures_in, main_figure, period_clauses
 from knowledge.models import AtomicUnit, Concept, UnitSighting
-from knowledge.providers.heuristic_figures import figures_in, main_figure, period_clauses
 from knowledge.services.ingest import snapshot_recency
 from knowledge.services.units import concept_ordinals_renumber
 from knowledge.text.amounts import amount_text, find_amounts

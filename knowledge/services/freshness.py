@@ -15,8 +15,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from knowledge.domain.extraction import ValidityBasis
+from knowledge.extraction.dating import capture_year, snapshot_capture_year
 from knowledge.models import AtomicUnit, PageSnapshot, Source
-from knowledge.services.dating import capture_year, snapshot_capture_year
 from knowledge.text.evidence import locate_quote
 
 

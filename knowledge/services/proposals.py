@@ -18,6 +18,7 @@ from typing import get_args
 from django.db.models import Max
 
 from knowledge.domain.extraction import ValidityBasis, ValuePeriod, ValueUnit
+from knowledge.extraction.dating import is_yearly_figure, states_money, unit_dating
 from knowledge.models import (
     AtomicUnit,
     Concept,
@@ -27,7 +28,6 @@ from knowledge.models import (
     PageSnapshot,
 )
 from knowledge.providers import UnitProposal
-from knowledge.services.dating import is_yearly_figure, states_money, unit_dating
 from knowledge.text.evidence import locate_quote
 
 EARLIEST, LATEST = dt.date(1990, 1, 1), dt.date(2100, 12, 31)

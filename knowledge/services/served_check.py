@@ -18,8 +18,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from knowledge.domain.temporal import TemporalStatus
+from knowledge.extraction.dating import is_yearly_figure
 from knowledge.models import AtomicUnit, PageSnapshot
-from knowledge.services.dating import is_yearly_figure
 from knowledge.text.dates import Validity, counts_academic_years, find_validities
 from knowledge.text.normalise import normalise_inline
 

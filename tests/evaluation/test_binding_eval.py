@@ -21,8 +21,8 @@ from evaluation.binding import (
     binding_labels,
     margin_cross_validation,
 )
+from knowledge.extraction.binding import BindingWeights
 from knowledge.models import ExtractionRun
-from knowledge.providers.heuristic import BindingWeights
 from tests.factories import CategoryFactory, ConceptFactory, SnapshotFactory, UnitFactory
 
 pytestmark = pytest.mark.django_db

@@ -3,6 +3,7 @@ false refusals a ceiling and refusal figures unmeasured without cross-validation
 
 import pytest
 from django.core.management import CommandError, call_command
+
 from evaluation.management.commands.eval_retrieval import _below_floors, _floors
 
 

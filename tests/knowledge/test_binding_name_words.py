@@ -2,7 +2,7 @@
 under Child Benefit every concept's name says "child benefit", so only the charge's own
 words tell its threshold from who can get the benefit."""
 
-from knowledge.providers.heuristic import _name_share, _name_word_weights
+from knowledge.extraction.binding import _name_share, _name_word_weights
 from knowledge.text.words import content_words
 
 NAMES = [

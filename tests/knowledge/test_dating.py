@@ -11,16 +11,16 @@ from django.core.management import CommandError, call_command
 
 from knowledge import govuk
 from knowledge.domain.extraction import ValidityBasis
-from knowledge.models import AtomicUnit, Concept, PageSnapshot
-from knowledge.providers import get_provider
-from knowledge.services import extract, ingest
-from knowledge.services.dating import (
+from knowledge.extraction.dating import (
     basis_named,
     capture_year,
     is_yearly_figure,
     names_a_charge,
     unit_confirmed_on,
 )
+from knowledge.models import AtomicUnit, Concept, PageSnapshot
+from knowledge.providers import get_provider
+from knowledge.services import extract, ingest
 from knowledge.services.taxonomy import taxonomy_load_file
 from knowledge.text.dates import hint_years
 

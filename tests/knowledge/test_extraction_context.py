@@ -10,12 +10,12 @@ from django.conf import settings
 
 from knowledge import embeddings
 from knowledge.documents import document_from_json
+from knowledge.extraction.navigation import is_navigation
+from knowledge.extraction.sentences import is_fragment
+from knowledge.extraction.units import extract_proposals
 from knowledge.parsing import parse_document
 from knowledge.providers import ConceptInfo, PageInput
 from knowledge.providers.heuristic import HeuristicProvider
-from knowledge.providers.heuristic_extraction import extract_proposals
-from knowledge.providers.heuristic_navigation import is_navigation
-from knowledge.providers.heuristic_sentences import is_fragment
 from knowledge.services.extract import is_cut_off
 from knowledge.text.evidence import locate_quote
 

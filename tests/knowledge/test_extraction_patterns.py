@@ -5,17 +5,17 @@ eligibility with its figures in its text; a unit names what "this" or "the cap" 
 that narrows it; a heading that narrows where or for whom ("If you live in Scotland") stays with
 the facts under it."""
 
-from knowledge.parsing import linearise_row
-from knowledge.providers.heuristic_extraction import finished_text
-from knowledge.providers.heuristic_lines import with_row_years
-from knowledge.providers.heuristic_navigation import is_navigation
-from knowledge.providers.heuristic_sentences import leans_back, qualifies_before, states_conditions
-from knowledge.providers.heuristic_subjects import (
+from knowledge.extraction.lines import with_row_years
+from knowledge.extraction.navigation import is_navigation
+from knowledge.extraction.sentences import leans_back, qualifies_before, states_conditions
+from knowledge.extraction.subjects import (
     condition_headings,
     names_subject,
     shortened_name,
     shortens_a_name,
 )
+from knowledge.extraction.units import finished_text
+from knowledge.parsing import linearise_row
 from tests.knowledge.test_extraction_context import corpus_units, page_input_from_file
 
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from knowledge.providers.heuristic_sentences import (
+from knowledge.extraction.sentences import (
     is_eligibility,
     is_fragment,
     leans_back,

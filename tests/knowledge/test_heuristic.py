@@ -9,10 +9,10 @@ import pytest
 
 from knowledge.documents import PageDocument, PagePart
 from knowledge.domain.extraction import ValidityBasis
+from knowledge.extraction.units import extract_proposals
 from knowledge.parsing import parse_document
 from knowledge.providers import ConceptInfo, PageContext, PageInput
 from knowledge.providers.heuristic import HeuristicProvider
-from knowledge.providers.heuristic_extraction import extract_proposals
 from knowledge.text.amounts import age_band, find_amounts
 from knowledge.text.dates import find_validities, header_validity, hint_validity
 
@@ -279,7 +279,7 @@ def test_a_figure_is_bound_by_the_words_of_its_own_clause():
     from decimal import Decimal
 
     from knowledge.domain.extraction import UnitProposal
-    from knowledge.providers.heuristic import _figure_clause
+    from knowledge.extraction.binding import _figure_clause
 
     text = (
         "Capital Gains Tax > If you pay basic rate Income Tax: you'll pay 10% on your gains "

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from knowledge.providers.heuristic_extraction import extract_proposals
-from knowledge.providers.heuristic_figures import figure_roles, main_figure, period_clauses
+from knowledge.extraction.figures import figure_roles, main_figure, period_clauses
+from knowledge.extraction.units import extract_proposals
 from knowledge.text.amounts import find_amounts
 from knowledge.text.evidence import locate_quote
 from knowledge.text.normalise import normalise_inline

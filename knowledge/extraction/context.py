@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from knowledge.providers.heuristic_lines import Line
-from knowledge.providers.heuristic_sentences import leans_back, qualifies_before
+from knowledge.extraction.lines import Line
+from knowledge.extraction.sentences import leans_back, qualifies_before
 
 # A sentence ends at . ! or ? followed by a space: '£27.50' and 'e.g.' stay whole.
 SENTENCE = re.compile(r".+?(?:[.!?]['\")]?(?=\s+[A-Z£(\"'0-9])|$)", re.S)

@@ -8,9 +8,9 @@ from collections import defaultdict
 from decimal import Decimal
 
 from knowledge.domain.extraction import UnitProposal
-from knowledge.providers.heuristic_figures import ONE_OFF, Figure, statement
-from knowledge.providers.heuristic_lines import Line, own_quote, quote_key
-from knowledge.providers.heuristic_subjects import with_subject
+from knowledge.extraction.figures import ONE_OFF, Figure, statement
+from knowledge.extraction.lines import Line, own_quote, quote_key
+from knowledge.extraction.subjects import with_subject
 from knowledge.text.amounts import amount_text, period_in, with_period
 
 

@@ -3,7 +3,7 @@ base's own vocabulary, no model. It decides
 
 - nothing to look up: a turn made only of thanks, greetings or requests to rephrase, or
   one that names no UK rule and is small talk, a sum, the user's own plan or app, money in
-  general or another country's rules (knowledge.providers.heuristic_lookup);
+  general or another country's rules (knowledge.providers.heuristic.lookup);
 - a follow-up: a turn that continues ("and …", "what if …") or leans on the turns before
   ("how do I claim it?") without naming a topic of its own; it is rewritten to stand alone
   with the earlier turn's topic;
@@ -23,7 +23,7 @@ from knowledge.domain.questions import (
     QueryAnalysis,
     QueryVocabulary,
 )
-from knowledge.providers.heuristic_lookup import no_lookup_reason
+from knowledge.providers.heuristic.lookup import no_lookup_reason
 from knowledge.text.glossary import phrase_pattern, terms_found
 from knowledge.text.question_dates import date_in_words
 
