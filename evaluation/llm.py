@@ -3,7 +3,11 @@
 `openai` provider (extraction and superseding adjudication), an audit sample of its units for
 experts, and the evaluations with the model paths on beside the same evaluations with the
 heuristic ones (query analysis, the claim judge, the tool-call router). Each step's time,
-tokens and cost are measured from the tokens the process's chat requests used."""
+tokens and cost are measured from the tokens the process's chat requests used.
+
+Kept whole: one run, step after step, sharing its database, its token meter and its report;
+its sections are the steps.
+"""
 
 from __future__ import annotations
 

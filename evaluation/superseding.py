@@ -155,9 +155,13 @@ def _duplicate_recommendation(rows) -> str:
 # --- against the gold chains ------------------------------------------------------------------
 
 STEP, SKIP, SAME_VALUE, REVERSED, OTHER, OUTSIDE = (
-    "gold step", "skips a value", "same value", "reversed", "one end off the chain",
+    "gold step",
+    "skips a value",
+    "same value",
+    "reversed",
+    "one end off the chain",
     "outside the gold",
-)  # fmt: skip
+)
 KINDS = (STEP, SKIP, SAME_VALUE, REVERSED, OTHER, OUTSIDE)
 
 

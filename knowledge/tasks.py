@@ -7,6 +7,7 @@ from __future__ import annotations
 from celery import chain, chord, group, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from knowledge.models import IngestJob
 from knowledge.services import ingest, sweep
 
 
@@ -34,7 +35,7 @@ def ingest_page(job_id: int, ref: str) -> str:
 def ingest_batch(job_id: int, extract: bool = False) -> None:
     """Fan out one task per page; with `extract`, fetch and extract each page, then embed
     once after the last one, so that a refresh starts one superseding-detector run."""
-    job = ingest.IngestJob.objects.get(pk=job_id)
+    job = IngestJob.objects.get(pk=job_id)
     if extract:
         fetch_and_extract = [page_fetch_extract(job_id, ref) for ref in job.refs]
         chord(fetch_and_extract)(embed_units.si())

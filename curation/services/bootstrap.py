@@ -6,6 +6,9 @@ that recur across the category's pages, then word pairs that recur in its pages'
 becoming a `proposed` concept whose description quotes where it was found.
 `openai`: the model reads the pages' headings and the start of their text and proposes
 concepts; a proposal whose id, name or description is unusable is dropped and counted.
+
+Kept whole: both providers' proposals go through one checking and storing path, which the
+heuristic's phrase reading feeds.
 """
 
 from __future__ import annotations
@@ -40,11 +43,26 @@ from knowledge.services.ingest import snapshot_recency
 from knowledge.text.words import STOPWORDS
 
 # Headings every guide has: they name a kind of section, not a topic of the category.
-GENERIC_HEADINGS = frozenset((
-    "overview", "contents", "contact", "contacts", "help", "introduction", "summary",
-    "further information", "more information", "related content", "before you start",
-    "how to apply", "how to claim", "what you'll get", "what you need to know", "next steps",
-))  # fmt: skip
+GENERIC_HEADINGS = frozenset(
+    (
+        "overview",
+        "contents",
+        "contact",
+        "contacts",
+        "help",
+        "introduction",
+        "summary",
+        "further information",
+        "more information",
+        "related content",
+        "before you start",
+        "how to apply",
+        "how to claim",
+        "what you'll get",
+        "what you need to know",
+        "next steps",
+    )
+)
 _WORD = re.compile(r"[a-z][a-z']+")
 MAX_PROPOSALS = 40
 PROPOSAL_FIELDS = ("taxonomy_id", "category", "name", "description", "status")

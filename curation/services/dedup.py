@@ -15,6 +15,9 @@ under; the others' figures join its `figures` with their roles. Units of one quo
 different periods ("£722 up to 7 April 2024 and £793 from 8 April 2024") are different facts:
 each is quoted by its own clause, or table cell with its row's label (audited, revertible);
 a quote no clause tells apart is left, counted, for the page to be extracted again.
+
+Kept whole: both merges (near-identical units, and units of one quote) share the choice of
+the unit kept, the audit event that reverts them and the renumbering.
 """
 
 from __future__ import annotations

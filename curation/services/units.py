@@ -10,6 +10,9 @@ it last; later runs of the machine leave it as the expert left it.
 
 A form read before someone else changed the unit is refused, naming who and when: the form
 carries the unit's `version` (its last change time) and the service compares it under lock.
+
+Kept whole: every correction shares the lock, the version check, the audit event and the
+sign-off above; split by field, each part would carry a copy of that protocol.
 """
 
 from __future__ import annotations

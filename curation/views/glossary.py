@@ -176,9 +176,11 @@ VOCABULARY_CHANGES: dict[tuple[str, str], tuple[type[forms.Form], VocabularyChan
     ("life-events", "add"): (LifeEventAddForm, _event_add, "The life event was not added"),
     ("life-events", "edit"): (LifeEventForm, _event_edit, "The life event was not changed"),
     ("life-events", "delete"): (
-        VocabularyDeleteForm, _event_delete, "The life event was not deleted",
+        VocabularyDeleteForm,
+        _event_delete,
+        "The life event was not deleted",
     ),
-}  # fmt: skip
+}
 
 
 @require_POST

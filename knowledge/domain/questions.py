@@ -99,6 +99,10 @@ class QueryEntities(BaseModel):
     date_asked: str | None = None  # YYYY-MM-DD: the day the question is about
 
 
+# The most searches a broad situation expands into, whoever analyses it.
+MAX_SUB_QUERIES = 5
+
+
 @dataclass
 class QueryAnalysis:
     """How a turn is understood before it is searched. `analysed_by` says who did it:

@@ -206,7 +206,7 @@ def row_statements(
         or (len(yearly) > 1 and index in yearly)
     }
     rest = [index for index in figure_cells if index not in own]
-    roles = {index: [f.role for f in figure_roles(cells[index][1], distinct(find_amounts(cells[index][1])))] for index in rest}  # fmt: skip
+    roles = {index: _roles_of(cells[index][1]) for index in rest}
     states = any(roles[i][0] == "" for i in rest)
     conditions = any(all(role in CONDITIONS for role in roles[i]) for i in rest)
     joined = rest if len(rest) > 1 and states and conditions else []
@@ -260,3 +260,8 @@ def statements_in(source: str) -> list[tuple[int, int, list[Figure]]]:
         (first, last, figure_roles(source, [a for a in amounts if first <= a.start < last]))
         for first, last in (period_clauses(source, amounts) if amounts else [])
     ]
+
+
+def _roles_of(cell: str) -> list[str]:
+    """What each figure of a table cell is to its statement, in the cell's order."""
+    return [figure.role for figure in figure_roles(cell, distinct(find_amounts(cell)))]

@@ -9,11 +9,9 @@ names what is wrong.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import logging
 import threading
-from decimal import Decimal
 
 import openai
 from pydantic import BaseModel, ValidationError
@@ -25,12 +23,11 @@ from knowledge.domain.extraction import (
     PageDigest,
     Placement,
     ProposedConcept,
-    UnitProposal,
     UnitText,
     Usage,
-    ValidityBasis,
 )
 from knowledge.domain.questions import ClaimJudgement, QueryAnalysis
+from knowledge.providers.openai_answers import claim_judgement, query_analysis, unit_proposals
 from knowledge.providers.prompts import (
     EXTRACT_PROMPT_VERSION,
     adjudicate_prompt,
@@ -43,10 +40,8 @@ from knowledge.providers.prompts import (
 )
 from knowledge.providers.types import (
     LlmAdjudication,
-    LlmApplies,
     LlmClaimJudgement,
     LlmConceptProposals,
-    LlmFigure,
     LlmPlacement,
     LlmQueryAnalysis,
     LlmUnits,
@@ -54,7 +49,6 @@ from knowledge.providers.types import (
     ProviderError,
     ProviderTransientError,
 )
-from knowledge.text.applicability import applicability_checked
 from knowledge.validation import first_error
 
 logger = logging.getLogger(__name__)
@@ -76,15 +70,6 @@ def _spend(model: str, prompt_tokens: int, completion_tokens: int) -> None:
         counts = _spent.setdefault(model, [0, 0])
         counts[0] += prompt_tokens
         counts[1] += completion_tokens
-
-
-# The model says where the page states a fact's period; whether an undated yearly figure holds
-# for its capture's year is decided where proposals become units, as for every provider.
-_PERIOD_BASES = {
-    "stated": ValidityBasis.STATED,
-    "heading": ValidityBasis.HEADING,
-    "none": ValidityBasis.OPEN,
-}
 
 
 class OpenAIProvider:
@@ -144,25 +129,7 @@ class OpenAIProvider:
     def extract_units(self, *, page, context, concepts):
         prompt = units_prompt(page=page, context=context, concepts=concepts)
         answer, usage = self._structured(prompt, LlmUnits, model=self.extract_model)
-        proposals = [
-            UnitProposal(
-                unit_type=unit.unit_type,
-                text=unit.text,
-                concept_id=unit.concept_id,
-                evidence_quote=unit.evidence_quote,
-                valid_from=unit.valid_from,
-                valid_to=unit.valid_to,
-                value_amount=None if unit.value_amount is None else Decimal(str(unit.value_amount)),
-                value_unit=unit.value_unit,
-                value_period=unit.value_period,
-                figures=[_figure(figure) for figure in unit.figures],
-                example_of=unit.example_of,
-                validity_basis=_PERIOD_BASES[unit.period_basis],
-                applicability=_applicability(unit.applies_to),
-            )
-            for unit in answer.units
-        ]
-        return proposals, usage
+        return unit_proposals(answer), usage
 
     def adjudicate_superseding(self, *, older: UnitText, newer: UnitText) -> Adjudication:
         prompt = adjudicate_prompt(older=older, newer=newer)
@@ -215,7 +182,7 @@ class OpenAIProvider:
         answer, usage = self._structured(
             prompt, LlmQueryAnalysis, model=self.analysis_model, client=self.analysis_client
         )
-        return _query_analysis(answer, usage)
+        return query_analysis(answer, usage)
 
     def judge_claim(
         self, *, claim: str, sentence: str, day, facts: list[UnitText]
@@ -227,7 +194,7 @@ class OpenAIProvider:
         answer, usage = self._structured(
             prompt, LlmClaimJudgement, model=self.analysis_model, client=self.analysis_client
         )
-        return _claim_judgement(answer, usage, shown=len(facts))
+        return claim_judgement(answer, usage, shown=len(facts))
 
     def tools_called(
         self, *, messages: list[dict], tools: list[dict], enough, rounds: int = 3
@@ -283,52 +250,6 @@ class OpenAIProvider:
         )
         _spend(usage.model, usage.prompt_tokens, usage.completion_tokens)
         return _answer(completion), usage
-
-
-MAX_SUB_QUERIES = 5
-
-
-def _query_analysis(answer: LlmQueryAnalysis, usage: Usage) -> QueryAnalysis:
-    searches = [" ".join(q.split()) for q in answer.sub_queries if q.strip()]
-    if answer.strategy == "broad" and not searches:
-        raise ProviderError("the LLM analysis chose strategy 'broad' but gave no sub_queries")
-    entities = answer.entities.model_dump(exclude_none=True)
-    if "date_asked" in entities:
-        try:
-            dt.date.fromisoformat(entities["date_asked"])
-        except ValueError:
-            raise ProviderError(
-                f"the LLM analysis gave date_asked {entities['date_asked']!r}, not YYYY-MM-DD"
-            ) from None
-    return QueryAnalysis(
-        turn_type=answer.turn_type,
-        scope=answer.scope,
-        topic_shift=answer.topic_shift,
-        entities=entities,
-        standalone_query=" ".join(answer.standalone_query.split()),
-        strategy=answer.strategy,
-        sub_queries=searches[:MAX_SUB_QUERIES] if answer.strategy == "broad" else [],
-        no_lookup="model" if answer.strategy == "none" else "",
-        analysed_by=usage.model,
-        usage=usage,
-    )
-
-
-def _claim_judgement(answer: LlmClaimJudgement, usage: Usage, *, shown: int) -> ClaimJudgement:
-    unknown = sorted({n for n in answer.fact_numbers if not 1 <= n <= shown})
-    if unknown:
-        raise ProviderError(
-            f"the LLM judgement cites fact {unknown[0]}, but only {shown} were shown"
-        )
-    if answer.verdict != "unsupported" and not answer.fact_numbers:
-        raise ProviderError(f"the LLM judgement says {answer.verdict} but names no fact")
-    return ClaimJudgement(
-        verdict=answer.verdict,
-        facts=tuple(dict.fromkeys(n - 1 for n in answer.fact_numbers)),
-        explanation=" ".join(answer.explanation.split()),
-        judged_by=usage.model,
-        usage=usage,
-    )
 
 
 def _parsed_completion(client, prompt: str, schema: type[BaseModel], *, model: str):
@@ -396,30 +317,6 @@ def _error_detail(exc: openai.APIStatusError) -> str:
         if message:
             return str(message)[:300]
     return ""
-
-
-def _applicability(applies: LlmApplies | None) -> dict | None:
-    """The model's reading of who a fact is for, in the stored form; None when it gave none
-    or one the checks refuse (a bad benefit code, an age of 500), so the page's reading is
-    used instead of a guess."""
-    if applies is None:
-        return None
-    try:
-        return applicability_checked(applies.model_dump(exclude_none=True))
-    except ValueError as exc:
-        logger.warning("the model's applies_to was not used: %s", exc)
-        return None
-
-
-def _figure(figure: LlmFigure) -> dict:
-    """A statement's other figure as a proposal carries it (checked where units are stored)."""
-    return {
-        "amount": str(Decimal(str(figure.amount))),
-        "unit": figure.unit,
-        "period": figure.period or "",
-        "role": figure.role,
-        "printed": figure.printed,
-    }
 
 
 def _answer(completion):

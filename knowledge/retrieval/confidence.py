@@ -42,11 +42,23 @@ from knowledge.text.words import STOPWORDS, acronyms, designators, spelled_out
 
 MODEL_FILE = Path(__file__).resolve().parent / "outcome_model.json"
 SIGNALS = (
-    "topic_similarity", "top_score", "unit_similarity", "topic_has_facts", "kind_found",
-    "in_force", "terms_covered", "asks_amount", "date_named", "amount_dated_on_day",
-    "topic_has_amount", "other_country", "amount_of_the_year", "rules_refuse",
-    "answer_terms", "designators_held",
-)  # fmt: skip
+    "topic_similarity",
+    "top_score",
+    "unit_similarity",
+    "topic_has_facts",
+    "kind_found",
+    "in_force",
+    "terms_covered",
+    "asks_amount",
+    "date_named",
+    "amount_dated_on_day",
+    "topic_has_amount",
+    "other_country",
+    "amount_of_the_year",
+    "rules_refuse",
+    "answer_terms",
+    "designators_held",
+)
 # The knowledge base holds UK rules only: a question about another country's system (its
 # name, its citizens or its currency) is about something it does not hold.
 _OTHER_COUNTRY = re.compile(

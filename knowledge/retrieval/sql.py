@@ -1,6 +1,11 @@
 """The database's part of a search: nearest neighbours over the HNSW indexes with the floor
 applied to the candidates, full-text matches, the index scans' tuning, and the side session
-in which the concept scan runs beside the unit scan."""
+in which the concept scan runs beside the unit scan.
+
+Kept whole: the statements of one search and the session settings they rely on (the index
+scans' tuning, the side session) change together; split, each half would restate the other's
+assumptions.
+"""
 
 from __future__ import annotations
 

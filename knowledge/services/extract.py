@@ -5,6 +5,9 @@ UPDATE, and a succeeded run is never redone. Pass 1 asks the provider for the pa
 (category, period); pass 2 for its units, each checked (knowledge.services.proposals) before
 anything is stored, in one transaction per snapshot. What fails is kept as a rejected item
 with its reason; what is valid but not bound to a concept goes to the unassigned triage list.
+
+Kept whole: the run claim, both passes and the storing are one idempotency protocol, whose
+steps read each other's state.
 """
 
 from __future__ import annotations

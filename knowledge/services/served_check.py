@@ -90,7 +90,7 @@ def _served_as_current(day: dt.date):
             "snapshot_id",
             "concept__taxonomy_id",
             "concept__yearly_figures",
-        )  # fmt: skip
+        )
         .order_by("concept__taxonomy_id", "id")
     )
 

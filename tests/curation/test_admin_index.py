@@ -9,9 +9,13 @@ pytestmark = pytest.mark.django_db
 
 REVIEW = ["curation:review", "curation:review-decisions"]
 TAXONOMY = [
-    "curation:taxonomy", "curation:taxonomy-flags", "curation:taxonomy-triage",
-    "curation:taxonomy-bootstrap", "curation:taxonomy-glossary", "curation:taxonomy-changes",
-]  # fmt: skip
+    "curation:taxonomy",
+    "curation:taxonomy-flags",
+    "curation:taxonomy-triage",
+    "curation:taxonomy-bootstrap",
+    "curation:taxonomy-glossary",
+    "curation:taxonomy-changes",
+]
 JOBS = ["curation:jobs"]
 AUDIT = ["curation:audit", "curation:audit-results"]
 

@@ -84,9 +84,11 @@ def vocabulary_state() -> tuple:
 
 NEW_TERM = {"term": "XQJ", "means": "Junior ISA", "concept": "isa.junior.allowance"}
 NEW_EVENT = {
-    "slug": "buying_a_boat", "name": "Buying a boat", "triggers": "buying a boat\n",
+    "slug": "buying_a_boat",
+    "name": "Buying a boat",
+    "triggers": "buying a boat\n",
     "searches": "boat stamp duty\nboat insurance tax\nboat licence costs",
-}  # fmt: skip
+}
 
 
 def _posts(vocab) -> list[tuple[str, dict]]:

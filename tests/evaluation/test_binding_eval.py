@@ -178,8 +178,15 @@ def audit_file(tmp_path):
 
     def record(evidence, concept, answer, note="", source=url):
         judgement = {"concept_ok": answer, "note": note}
-        return {"concept": concept, "type": "rule", "text": evidence, "value": None,
-                "evidence": evidence, "source": source, "judgement": judgement}  # fmt: skip
+        return {
+            "concept": concept,
+            "type": "rule",
+            "text": evidence,
+            "value": None,
+            "evidence": evidence,
+            "source": source,
+            "judgement": judgement,
+        }
 
     records = [
         record("The allowance is £20,000.", "isa.allowance", "yes"),

@@ -11,6 +11,7 @@ from knowledge.models import (
     AtomicUnit,
     ExtractionItem,
     ExtractionRun,
+    IngestItem,
     PageSnapshot,
     QualityFlag,
     Source,
@@ -251,7 +252,7 @@ def test_pipeline_chain_fetches_extracts_and_embeds_a_page():
     job = ingest.directory_job_create(root=FIXTURES)
     ref = "lifetime-isa.json"
     tasks.page_pipeline(job.pk, ref).apply()
-    snapshot = ingest.IngestItem.objects.get(job=job, ref=ref).snapshot
+    snapshot = IngestItem.objects.get(job=job, ref=ref).snapshot
     units = AtomicUnit.objects.filter(snapshot=snapshot)
     assert units.exists() and not units.filter(embedding__isnull=True).exists()
     assert ExtractionRun.objects.get(snapshot=snapshot).status == ExtractionRun.Status.SUCCEEDED

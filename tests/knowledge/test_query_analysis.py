@@ -15,10 +15,15 @@ import openai
 import pytest
 
 from knowledge.domain.extraction import CategoryInfo
-from knowledge.domain.questions import ConversationTurn, LifeEventInfo, QueryVocabulary
+from knowledge.domain.questions import (
+    MAX_SUB_QUERIES,
+    ConversationTurn,
+    LifeEventInfo,
+    QueryVocabulary,
+)
 from knowledge.models import LifeEvent
 from knowledge.providers import HeuristicProvider, OpenAIProvider
-from knowledge.providers.heuristic.analysis import MAX_SUB_QUERIES, analyse
+from knowledge.providers.heuristic.analysis import analyse
 from knowledge.query.analysis import query_analyse
 from knowledge.query.vocabulary import query_vocabulary, topic_names
 from knowledge.services.taxonomy import taxonomy_load_file

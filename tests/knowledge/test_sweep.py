@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from knowledge import tasks
+from knowledge import govuk, tasks
 from knowledge.models import ExtractionRun, IngestItem, IngestJob
 from knowledge.services import ingest, sweep
 from tests.factories import SnapshotFactory
@@ -64,7 +64,7 @@ def test_a_redelivered_page_of_a_swept_job_stops_at_its_failed_item(monkeypatch)
     def no_fetch():
         raise AssertionError("a swept page must not be fetched again")
 
-    monkeypatch.setattr(ingest.govuk, "content_api_client", no_fetch)
+    monkeypatch.setattr(govuk, "content_api_client", no_fetch)
     assert tasks.ingest_page.delay(job.pk, "/b").get() == IngestItem.Outcome.FAILED
 
 
