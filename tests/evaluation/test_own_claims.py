@@ -3,29 +3,26 @@ shape, claims that are single non-overlapping stretches of their answer, gold sp
 the corpus speaks, a verdict mix no class dominates, and every span found verbatim in its page.
 
 The span check reads the shared gov.uk corpus kept beside the project and builds each page's
-text by the corpus's own rules (guide parts: title then body HTML as text; other pages: the
-stored body; then entities unescaped, quotes straightened, odd spaces plain, whitespace
-collapsed). It is skipped when the corpus is not there. No database is needed.
+text by the corpus's own rules (evaluation.corpus_text). It is skipped when the corpus is not
+there. No database is needed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import html
 import json
 import re
-import unicodedata
 from collections import Counter
 from functools import cache
-from html.parser import HTMLParser
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
+from evaluation.corpus_text import CORPUS, normalised, page, page_texts, part_url, span_part
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "evaluation" / "data" / "claims.jsonl"
-CORPUS = ROOT.parent / "shared" / "corpus" / "govuk"
 
 VERDICTS = {"supported", "contradicted", "unsupported"}
 RECORD_KEYS = {"id", "answer", "as_of", "profile", "claims", "topic"}
@@ -116,99 +113,10 @@ def test_there_are_enough_claims_and_no_verdict_is_rare():
     assert {v: verdicts[v] / total >= MIN_SHARE for v in VERDICTS} == dict.fromkeys(VERDICTS, True)
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-# Page text, as the corpus README builds it.
-_BLOCK = _words(
-    "address article aside blockquote br caption dd details div dl dt figcaption figure footer "
-    "h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary table tbody td tfoot th "
-    "thead tr ul"
-)
-_SKIP = {"script", "style", "template"}
-_SINGLE, _DOUBLE = (
-    "\u2018\u2019\u201a\u201b\u2032\u02bc",
-    "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb",
-)
-_DROPPED = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
-_QUOTES = str.maketrans(_SINGLE + _DOUBLE, "'" * len(_SINGLE) + '"' * len(_DOUBLE), _DROPPED)
-
-
-class _Text(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.chunks: list[str] = []
-        self.skipping = 0
-
-    def handle_starttag(self, tag, attrs):
-        self.skipping += tag in _SKIP
-        if tag in _BLOCK:
-            self.chunks.append("\n")
-
-    def handle_endtag(self, tag):
-        self.skipping = max(0, self.skipping - (tag in _SKIP))
-        if tag in _BLOCK:
-            self.chunks.append("\n")
-
-    def handle_data(self, data):
-        if not self.skipping:
-            self.chunks.append(data)
-
-
-def _html_text(markup: str) -> str:
-    parser = _Text()
-    parser.feed(markup)
-    parser.close()
-    return "".join(parser.chunks)
-
-
-def normalise(text: str, *, unescape: bool = True) -> str:
-    text = (html.unescape(text) if unescape else text).translate(_QUOTES)
-    text = "".join(" " if unicodedata.category(c) == "Zs" else c for c in text)
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def _strip_markdown(text: str) -> str:
-    for _ in range(2):
-        text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    lines = []
-    for line in text.splitlines():
-        if re.fullmatch(r"[-|: ]*-{3,}[-|: ]*", line.strip()):
-            continue
-        line = re.sub(r"^\s*#{1,6}\s+", "", line)
-        line = re.sub(r"^\s*(?:[*+-]|\d+\.)\s+", "", line)
-        lines.append(line.replace("|", " "))
-    return re.sub(r"(\*\*|__)(.+?)\1", r"\2", "\n".join(lines))
-
-
-def _part_text(part: dict) -> str:
-    body = part.get("body_html") or part.get("body") or ""
-    return normalise(f"{part.get('title') or ''}\n{_html_text(body)}", unescape=False)
-
-
-@cache
-def page(slug: str) -> dict:
-    return json.loads((CORPUS / "pages" / f"{slug}.json").read_text(encoding="utf-8"))
-
-
-@cache
-def page_texts(slug: str) -> tuple[str, ...]:
-    """The page's text, and for markdown pages also its text with the markup removed."""
-    data = page(slug)
-    if data.get("parts"):
-        return (normalise("\n".join(_part_text(part) for part in data["parts"])),)
-    body = data.get("body_text") or ""
-    if "markdown" in (data.get("body_text_format") or "").lower():
-        return normalise(body), normalise(_strip_markdown(body))
-    return (normalise(body),)
-
-
 def _part_url(slug: str, span: str) -> str | None:
     """The address of the guide part holding the span, when that is not the first part."""
-    parts = page(slug).get("parts") or []
-    holding = next((i for i, part in enumerate(parts) if span in _part_text(part)), 0)
-    return f"{page(slug)['url'].rstrip('/')}/{parts[holding]['slug']}" if holding else None
+    index = span_part(slug, span)
+    return part_url(slug, index) if index else None
 
 
 def test_every_span_occurs_verbatim_in_its_page():
@@ -222,7 +130,7 @@ def test_every_span_occurs_verbatim_in_its_page():
                 if not (CORPUS / "pages" / f"{slug}.json").is_file():
                     missing.append((record["id"], slug, "no such page"))
                     continue
-                if entry["url"] != page(slug)["url"] or normalise(span) != span:
+                if entry["url"] != page(slug)["url"] or normalised(span) != span:
                     missing.append((record["id"], slug, "url or unnormalised span"))
                 elif not all(span in text for text in page_texts(slug)):
                     missing.append((record["id"], slug, span))

@@ -5,19 +5,17 @@ and, when the corpus sits beside the project, every gold span is found in its pa
 as that README says."""
 
 import datetime as dt
-import html
 import json
 import re
-import unicodedata
 from collections import Counter
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from evaluation.corpus_text import CORPUS, normalised, page_texts, part_url, span_part
+
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = ROOT / "evaluation" / "data" / "questions.jsonl"
-CORPUS = ROOT.parent / "shared" / "corpus" / "govuk"
 
 FIELDS = {
     "id",
@@ -184,108 +182,6 @@ def test_answerable_questions_cover_every_kind_and_topic():
     assert {record["category"] for record in answerable} == CATEGORIES - {"Out of scope"}
 
 
-# ------------------------------------------------------------------------------ page text
-# The shared evaluation README's page text: guide parts as title then HTML body as text (block
-# elements a break, inline elements gone without a gap), other pages' body_text as stored
-# (spans on markdown pages also found once the markup is removed); then entities unescaped,
-# curly quotes straight, Unicode spaces plain, invisible characters out, whitespace collapsed.
-
-_BLOCK_TAGS_TEXT = (
-    "address article aside blockquote br caption dd details div dl dt figcaption figure footer "
-    "h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary table tbody td tfoot th "
-    "thead tr ul"
-)
-BLOCK_TAGS = frozenset(_BLOCK_TAGS_TEXT.split())
-SKIPPED_TAGS = frozenset({"script", "style", "template"})
-STRAIGHT = str.maketrans(
-    {
-        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u02bc", "'"),
-        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
-        **dict.fromkeys("\u200b\u200c\u200d\u2060\ufeff\u00ad"),
-    }
-)
-
-
-class _Text(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.chunks: list[str] = []
-        self.skipping = 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag in SKIPPED_TAGS:
-            self.skipping += 1
-        elif tag in BLOCK_TAGS:
-            self.chunks.append("\n")
-
-    def handle_startendtag(self, tag, attrs):
-        if tag in BLOCK_TAGS:
-            self.chunks.append("\n")
-
-    def handle_endtag(self, tag):
-        if tag in SKIPPED_TAGS:
-            self.skipping = max(0, self.skipping - 1)
-        elif tag in BLOCK_TAGS:
-            self.chunks.append("\n")
-
-    def handle_data(self, data):
-        if not self.skipping:
-            self.chunks.append(data)
-
-
-def html_text(markup: str) -> str:
-    parser = _Text()
-    parser.feed(markup)
-    parser.close()
-    return "".join(parser.chunks)
-
-
-def normalised(text: str, *, unescape: bool = True) -> str:
-    if unescape:
-        text = html.unescape(text)
-    text = text.translate(STRAIGHT)
-    text = "".join(" " if unicodedata.category(c) == "Zs" else c for c in text)
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def markup_removed(markdown: str) -> str:
-    text = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
-    for _ in range(2):
-        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"\[([^\]]*)\]\[[^\]]*\]", r"\1", text)
-    lines = []
-    for line in text.splitlines():
-        if re.fullmatch(r"[-|: ]*-{3,}[-|: ]*", line.strip()):
-            continue
-        line = re.sub(r"^\s*#{1,6}\s+", "", line)
-        line = re.sub(r"^\s*(?:[*+-]|\d+\.)\s+", "", line)
-        lines.append(line.replace("|", " "))
-    text = "\n".join(lines)
-    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
-    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"\1", text)
-    return re.sub(r"(?<!\w)_(?!\s)(.+?)(?<!\s)_(?!\w)", r"\1", text)
-
-
-def part_text(part: dict) -> str:
-    return normalised(
-        f"{part.get('title') or ''}\n{html_text(part.get('body_html') or '')}", unescape=False
-    )
-
-
-def page_texts(page: dict) -> list[str]:
-    """The texts a span must occur in: the page text, and for markdown pages that text again
-    with the markup removed."""
-    if page.get("parts"):
-        pieces = [
-            f"{p.get('title') or ''}\n{html_text(p.get('body_html') or '')}" for p in page["parts"]
-        ]
-        return [normalised("\n".join(pieces), unescape=False)]
-    body = page.get("body_text") or ""
-    if "markdown" in (page.get("body_text_format") or "").lower():
-        return [normalised(body), normalised(markup_removed(body))]
-    return [normalised(body)]
-
-
 @pytest.fixture(scope="module")
 def pages() -> dict[str, dict]:
     if not (CORPUS / "pages").is_dir():
@@ -304,7 +200,7 @@ def test_gold_urls_are_their_pages_urls(pages):
 
 
 def test_every_span_occurs_in_its_page_text(pages):
-    texts = {slug: page_texts(page) for slug, page in pages.items()}
+    texts = {slug: page_texts(slug) for slug in pages}
     missing = [
         (_where(record), entry["slug"], entry["span"])
         for record in RECORDS
@@ -322,6 +218,5 @@ def test_part_urls_name_the_part_that_holds_the_span(pages):
             if not parts:
                 assert "part_url" not in entry, _where(record)
                 continue
-            holder = next(p for p in parts if normalised(entry["span"]) in part_text(p))
-            expected = page["url"] if holder is parts[0] else f"{page['url']}/{holder['slug']}"
-            assert entry.get("part_url") == expected, _where(record)
+            index = span_part(entry["slug"], entry["span"])
+            assert entry.get("part_url") == part_url(entry["slug"], index), _where(record)
