@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.utils import timezone
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
 from knowledge.domain.questions import LifeEventInfo
 from knowledge.embeddings import query_vectors
 from knowledge.models import Concept

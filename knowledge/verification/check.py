@@ -28,7 +28,8 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
 from knowledge.domain.temporal import SERVED, TemporalStatus
 from knowledge.models import AtomicUnit
 from knowledge.text.amounts import find_amounts

@@ -7,7 +7,8 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
 from knowledge.retrieval import SearchParams, concept_search
 from knowledge.retrieval.params import Profile
 from knowledge.retrieval.tax_bands import income_bands, person_on
