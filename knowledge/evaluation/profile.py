@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from knowledge.domain.profile import Profile
 from knowledge.domain.questions import ConversationTurn
 from knowledge.evaluation.retrieval import (
     REFUSALS,
@@ -25,7 +26,6 @@ from knowledge.evaluation.retrieval import (
 )
 from knowledge.query.search import question_search
 from knowledge.retrieval import SearchParams, SearchResult
-from knowledge.retrieval.params import Profile
 
 K = 5
 SUGGEST_K = 10
