@@ -10,8 +10,10 @@ the rest are for everyone."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NamedTuple
 
 from knowledge.domain.profile import Person
 from knowledge.text.applicability import EMPLOYMENTS, Applicability
@@ -51,157 +53,225 @@ class Fit:
         return "; ".join(self.contradicted if self.applies is False else self.matched)
 
 
-def profile_fit(applicability: Applicability, profile: Person) -> Fit:
+def profile_fit(applicability: Applicability, person: Person) -> Fit:
+    """Whether a statement, read as `applicability`, is for `person`. Each check of CHECKS
+    compares one of the person's fields with what the statement says of it (their nation,
+    age, income and band, work, household, loan plan, benefits; then the ways in of a list of
+    alternatives), and compares nothing where either is silent. `applies` is False when a
+    comparison contradicts the person (the statement is for someone else), True when some
+    match and none contradicts (it names them), None when none was made (it is for everyone,
+    or there is nothing to compare). The conditions are listed in the order of CHECKS; one
+    that a way in repeats is listed once."""
     matched: list[str] = []
     contradicted: list[str] = []
     singling_out: list[str] = []
-
     matched_on: set[str] = set()
     contradicted_on: set[str] = set()
-
-    def compare(holds: bool, description: str, *, on: str, selective: bool = False) -> None:
-        (matched if holds else contradicted).append(description)
-        (matched_on if holds else contradicted_on).add(on)
-        if holds and selective:
+    for holds, description, on, selective in _comparisons(applicability, person):
+        if not holds:
+            contradicted.append(description)
+            contradicted_on.add(on)
+            continue
+        matched_on.add(on)
+        if description not in matched:
+            matched.append(description)
+        if selective and description not in singling_out:
             singling_out.append(description)
+    applies = False if contradicted else True if matched else None
+    return Fit(applies, matched, contradicted, singling_out, matched_on, contradicted_on)
 
+
+class Comparison(NamedTuple):
+    """One of the person's fields against what a statement says of it: whether the statement's
+    condition holds for them, the condition in words, the field (`on`), and whether it singles
+    out a minority of adults (SINGLES_OUT)."""
+
+    holds: bool
+    description: str
+    on: str
+    selective: bool = False
+
+
+def _comparisons(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    for check in CHECKS:
+        yield from check(applicability, person)
+
+
+def _compare_nation(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    nations = applicability.nations
     # "Everywhere but Scotland" names nobody in particular: for everyone living there.
-    nation_names_them = len(applicability.nations) < 3
-    if (
-        applicability.nations
-        and profile.nation
-        and (nation_names_them or profile.nation not in applicability.nations)
-    ):
-        compare(
-            profile.nation in applicability.nations,
-            f"for people living in {_nations(applicability.nations)}",
+    if nations and person.nation and (len(nations) < 3 or person.nation not in nations):
+        yield Comparison(
+            person.nation in nations,
+            f"for people living in {_nations(nations)}",
             on="nation",
-            selective=profile.nation != "england",
+            selective=person.nation != "england",
         )
-    if profile.age is not None:
-        ages = _by_age(applicability, profile)
-        births = _by_birth(applicability, profile)
-        if ages and births:
-            # gov.uk gives both as ways of saying who ("if: you're under 16; you were born on
-            # or before 8 April 1948"): either holding is enough.
-            holding = next((condition for condition in (ages, births) if condition[0]), None)
-            if holding is not None:
-                compare(True, holding[1], on="age", selective=holding[2])
-            else:
-                compare(False, f"{ages[1]}, or {births[1].removeprefix('for people ')}", on="age")
-        elif ages or births:
-            holds, description, selective = ages or births
-            compare(holds, description, on="age", selective=selective)
-        if applicability.state_pension_age:
-            reached = profile.age >= STATE_PENSION_AGE
-            compare(
-                reached == (applicability.state_pension_age == "reached"),
-                f"for people {'over' if applicability.state_pension_age == 'reached' else 'under'} State Pension age",
-                on="age",
-                selective=applicability.state_pension_age == "reached",
-            )
-    if profile.annual_income is not None:
-        income = Decimal(profile.annual_income)
-        if applicability.income_min is not None or applicability.income_max is not None:
-            low, high = applicability.income_min, applicability.income_max
-            compare(
-                (low is None or income >= low) and (high is None or income <= high),
-                _incomes(low, high),
-                on="annual_income",
-                selective=(low or 0) >= SINGLES_OUT["income_from"]
-                or (high is not None and high <= SINGLES_OUT["income_to"]),
-            )
+
+
+def _compare_age(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    """An age bound and a range of dates of birth given together are two ways of saying who
+    ("if: you're under 16; you were born on or before 8 April 1948"): either holding is
+    enough."""
+    if person.age is None:
+        return
+    compared = (_by_age(applicability, person), _by_birth(applicability, person))
+    said = [comparison for comparison in compared if comparison is not None]
+    holding = next((comparison for comparison in said if comparison.holds), None)
+    if holding is not None:
+        yield holding
+    elif len(said) == 2:
+        ages, births = said
+        either = f"{ages.description}, or {births.description.removeprefix('for people ')}"
+        yield Comparison(False, either, on="age")
+    elif said:
+        yield said[0]
+
+
+def _compare_state_pension_age(
+    applicability: Applicability, person: Person
+) -> Iterator[Comparison]:
+    if person.age is None or not applicability.state_pension_age:
+        return
+    reached = applicability.state_pension_age == "reached"
+    yield Comparison(
+        (person.age >= STATE_PENSION_AGE) == reached,
+        f"for people {'over' if reached else 'under'} State Pension age",
+        on="age",
+        selective=reached,
+    )
+
+
+def _compare_income(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    low, high = applicability.income_min, applicability.income_max
+    if person.annual_income is None or (low is None and high is None):
+        return
+    income = Decimal(person.annual_income)
+    yield Comparison(
+        (low is None or income >= low) and (high is None or income <= high),
+        _incomes(low, high),
+        on="annual_income",
+        selective=(low or 0) >= SINGLES_OUT["income_from"]
+        or (high is not None and high <= SINGLES_OUT["income_to"]),
+    )
+
+
+def _compare_tax_bands(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    named, theirs = applicability.tax_bands, person.tax_bands
     # Decided only when every band the income may fall in is named, or none is.
-    if (
-        applicability.tax_bands
-        and profile.tax_bands
-        and (
-            profile.tax_bands <= applicability.tax_bands
-            or not profile.tax_bands & applicability.tax_bands
-        )
-    ):
-        compare(
-            profile.tax_bands <= applicability.tax_bands,
-            f"for {_bands(applicability.tax_bands)} rate taxpayers",
+    if named and theirs and (theirs <= named or not theirs & named):
+        yield Comparison(
+            theirs <= named,
+            f"for {_bands(named)} rate taxpayers",
             on="annual_income",
-            selective="basic" not in applicability.tax_bands,
+            selective="basic" not in named,
         )
-    if applicability.employment and profile.employment:
-        compare(
-            profile.employment in applicability.employment,
-            _work(applicability.employment),
+
+
+def _compare_employment(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    work = applicability.employment
+    if work and person.employment:
+        yield Comparison(
+            person.employment in work,
+            _work(work),
             on="employment",
-            selective=len(applicability.employment) == 1 and profile.employment != "employed",
+            selective=len(work) == 1 and person.employment != "employed",
         )
-    if applicability.partner is not None and profile.partner is not None:
-        compare(
-            profile.partner == applicability.partner,
+
+
+def _compare_partner(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    if applicability.partner is not None and person.partner is not None:
+        yield Comparison(
+            person.partner == applicability.partner,
             "for couples" if applicability.partner else "for single people",
             on="partner",
         )
-    if applicability.children_min is not None and profile.children_ages is not None:
-        count, low, high = (
-            len(profile.children_ages),
-            applicability.children_min,
-            applicability.children_max,
-        )
-        compare(
+
+
+def _compare_children(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    low, high = applicability.children_min, applicability.children_max
+    if low is not None and person.children_ages is not None:
+        count = len(person.children_ages)
+        yield Comparison(
             low <= count and (high is None or count <= high),
             _children(low, high),
             on="children_ages",
             selective=True,
         )
-    if applicability.student_loan_plans and profile.student_loan_plan:
-        names = " or ".join(
-            sorted(p.replace("_", " ").capitalize() for p in applicability.student_loan_plans)
-        )
-        compare(
-            profile.student_loan_plan in applicability.student_loan_plans,
+
+
+def _compare_student_loan_plan(
+    applicability: Applicability, person: Person
+) -> Iterator[Comparison]:
+    plans = applicability.student_loan_plans
+    if plans and person.student_loan_plan:
+        names = " or ".join(sorted(p.replace("_", " ").capitalize() for p in plans))
+        yield Comparison(
+            person.student_loan_plan in plans,
             f"for {names} loans",
             on="student_loan_plan",
             selective=True,
         )
-    # A benefit a statement is for matches a profile receiving it; a profile without it may
-    # be about to claim, so its absence contradicts nothing.
-    if applicability.benefits and profile.benefits:
-        received = sorted(applicability.benefits & profile.benefits)
-        if received:
-            compare(
-                True,
-                f"for people getting {', '.join(b.replace('_', ' ') for b in received)}",
-                on="benefits",
-                selective=True,
-            )
+
+
+def _compare_benefits(applicability: Applicability, person: Person) -> Iterator[Comparison]:
+    # A benefit a statement is for matches a person receiving it; a person without it may be
+    # about to claim, so its absence contradicts nothing.
+    received = sorted(applicability.benefits & (person.benefits or frozenset()))
+    if received:
+        yield Comparison(
+            True,
+            f"for people getting {', '.join(b.replace('_', ' ') for b in received)}",
+            on="benefits",
+            selective=True,
+        )
+
+
+def _compare_alternatives(applicability: Applicability, person: Person) -> Iterator[Comparison]:
     # One way in of a list of alternatives that names the person names them; one that does
     # not, excludes no one (another item may be theirs).
     for way in applicability.any_of:
-        fit = profile_fit(way, profile)
-        if fit.applies:
-            matched += [m for m in fit.matched if m not in matched]
-            singling_out += [m for m in fit.singling_out if m not in singling_out]
-            matched_on |= fit.matched_on
-    applies = False if contradicted else True if matched else None
-    return Fit(applies, matched, contradicted, singling_out, matched_on, contradicted_on)
+        compared = list(_comparisons(way, person))
+        if compared and all(comparison.holds for comparison in compared):
+            yield from compared
+
+
+# What profile_fit compares, in the order it gives its reasons: each check compares one of the
+# person's fields with what the statement says of it, and yields nothing where either is silent.
+CHECKS: tuple[Callable[[Applicability, Person], Iterator[Comparison]], ...] = (
+    _compare_nation,
+    _compare_age,
+    _compare_state_pension_age,
+    _compare_income,
+    _compare_tax_bands,
+    _compare_employment,
+    _compare_partner,
+    _compare_children,
+    _compare_student_loan_plan,
+    _compare_benefits,
+    _compare_alternatives,
+)
 
 
 def _bands(bands: frozenset[str]) -> str:
     return " or ".join(band for band in TAX_BANDS if band in bands)
 
 
-def _by_age(applicability: Applicability, person: Person) -> tuple[bool, str, bool] | None:
+def _by_age(applicability: Applicability, person: Person) -> Comparison | None:
     if applicability.age_min is None and applicability.age_max is None:
         return None
     low, high = applicability.age_min or 0, applicability.age_max
-    return (
+    return Comparison(
         low <= person.age and (high is None or person.age <= high),
         _ages(low, high),
-        low >= SINGLES_OUT["age_from"] or (high or 200) <= SINGLES_OUT["age_to"],
+        on="age",
+        selective=low >= SINGLES_OUT["age_from"] or (high or 200) <= SINGLES_OUT["age_to"],
     )
 
 
-def _by_birth(applicability: Applicability, person: Person) -> tuple[bool, str, bool] | None:
+def _by_birth(applicability: Applicability, person: Person) -> Comparison | None:
     """Whether every date of birth the person's age allows is inside the statement's range
-    (True), outside it (False); None when it cannot tell (they may be either side)."""
+    (holds), outside it (does not); None when it cannot tell (they may be either side)."""
     born_from, born_before = applicability.born_from, applicability.born_before
     if born_from is None and born_before is None:
         return None
@@ -220,7 +290,7 @@ def _by_birth(applicability: Applicability, person: Person) -> tuple[bool, str, 
     selective = (
         born_before is not None and _age_on(born_before, day) >= SINGLES_OUT["age_from"]
     ) or (born_from is not None and _age_on(born_from, day) <= SINGLES_OUT["age_to"])
-    return inside, _births(born_from, born_before), selective
+    return Comparison(inside, _births(born_from, born_before), on="age", selective=selective)
 
 
 def _age_on(birthday: dt.date, day: dt.date) -> int:
