@@ -39,8 +39,8 @@ class Person:
     # the person gave.
     age_on: dt.date | None = field(default=None, compare=False)
     # The Income Tax bands `annual_income` may fall in on that day, from the knowledge base's
-    # band table (knowledge.band_table): one band, or two when the table gives only
-    # where the lower ends. Worked out, not a field the person gave.
+    # band table (knowledge.band_table): one band, or two when the table gives only where the
+    # lower ends. Worked out, not a field the person gave.
     tax_bands: frozenset[str] | None = field(default=None, compare=False)
 
     def fields_present(self) -> list[str]:
