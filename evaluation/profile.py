@@ -22,10 +22,10 @@ from evaluation.retrieval import (
     normal_url,
     span_overlaps,
 )
+from knowledge.domain.profile import Profile
 from knowledge.domain.questions import ConversationTurn
 from knowledge.query.search import question_search
 from knowledge.retrieval import SearchParams, SearchResult
-from knowledge.retrieval.params import Profile
 
 K = 5
 SUGGEST_K = 10

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from knowledge.band_table import person_on
 from knowledge.domain.questions import ConversationTurn
 from knowledge.query.search import QuestionResult, question_plan, question_search
 from knowledge.query.suggest import profile_suggest
 from knowledge.retrieval import SearchParams, SearchResult
-from knowledge.retrieval.tax_bands import person_on
 from knowledge.verification.check import answer_verify
 from knowledge.verification.judge import claim_judge
 from navigator import presenters

@@ -8,9 +8,10 @@ from typing import Literal
 from ninja import Field, Schema
 from pydantic import BaseModel, field_validator
 
+from knowledge.domain.profile import Profile
 from knowledge.query.suggest import MAX_SUGGESTIONS
 from knowledge.retrieval import Question, SearchParams
-from knowledge.retrieval.params import Profile, sane_day, storable_text
+from knowledge.retrieval.params import sane_day, storable_text
 
 Outcome = Literal["ok", "outdated", "low_confidence", "not_reviewed", "no_match", "invalid"]
 

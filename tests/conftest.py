@@ -32,8 +32,8 @@ def _query_vocabulary_read_each_time(settings):
     """Tests edit the taxonomy and search at once: the vocabulary (and the tax band table) is
     read on every call (tests/knowledge/test_query_vocabulary.py holds the interval production
     uses)."""
+    from knowledge.band_table import band_limits_forget
     from knowledge.query.vocabulary import query_vocabulary_forget
-    from knowledge.retrieval.tax_bands import band_limits_forget
 
     settings.QUERY_VOCABULARY_CHECK_SECONDS = 0
     query_vocabulary_forget()

@@ -111,6 +111,31 @@ def test_no_module_imports_itself_through_others():
     assert cycles == []
 
 
+def test_a_person_is_had_without_a_detour_through_retrieval():
+    """Suggestions, verification and the API build a person (their profile, and the tax bands
+    the knowledge base's table puts their income in) from the domain and the band table, which
+    sit below retrieval, not from retrieval's own modules."""
+    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+    assert "knowledge.retrieval.tax_bands" not in graph.modules
+    assert not graph.chain_exists(
+        importer="knowledge.band_table", imported="knowledge.retrieval", as_packages=True
+    )
+    detours = {
+        (module, imported)
+        for package in ("knowledge.query", "knowledge.verification")
+        for module in {package} | graph.find_descendants(package)
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported in {"knowledge.retrieval.tax_bands", "knowledge.retrieval.params"}
+    }
+    assert detours == set()
+    had_from = {
+        module
+        for module in graph.find_modules_that_directly_import("knowledge.band_table")
+        if not module.startswith("knowledge.retrieval")
+    }
+    assert {"knowledge.query.suggest", "navigator.answers"} <= had_from
+
+
 def _module_lengths() -> dict[Path, int]:
     return {
         path: len(path.read_text(encoding="utf-8").splitlines())

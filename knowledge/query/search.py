@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from knowledge.domain.profile import Profile
 from knowledge.domain.questions import ConversationTurn, QueryAnalysis
 from knowledge.embeddings import get_embedder, query_vectors
 from knowledge.query.analysis import query_analyse
@@ -28,7 +29,6 @@ from knowledge.retrieval import (
     thresholds_for_model,
 )
 from knowledge.retrieval.applies import concepts_for_person
-from knowledge.retrieval.params import Profile
 from knowledge.retrieval.search import for_this_person
 from knowledge.text.glossary import readings
 from knowledge.text.profile_facts import (

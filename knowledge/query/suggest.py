@@ -22,16 +22,16 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.utils import timezone
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.band_table import person_on
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person, Profile
 from knowledge.domain.questions import LifeEventInfo
 from knowledge.embeddings import query_vectors
 from knowledge.models import Concept
 from knowledge.query.vocabulary import query_vocabulary
 from knowledge.retrieval import UNITS_PER_CONCEPT, ConceptHit, SearchParams, concept_search
 from knowledge.retrieval.applies import concept_place
-from knowledge.retrieval.params import Profile
 from knowledge.retrieval.sql import VISIBLE_ON_DAY
-from knowledge.retrieval.tax_bands import person_on
 from knowledge.text.applicability import PERSONAL_KEYS, Applicability
 
 MAX_SUGGESTIONS = 20

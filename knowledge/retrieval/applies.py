@@ -5,7 +5,8 @@ the concepts that have one."""
 
 from __future__ import annotations
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
 from knowledge.retrieval.hits import ConceptHit, UnitHit
 from knowledge.text.applicability import Applicability
 from knowledge.text.nations import says_not_here

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.db.models.base import ModelState
 
-from knowledge.domain.profile import Fit, Person
+from knowledge.domain.fit import Fit
+from knowledge.domain.profile import Person
 from knowledge.domain.temporal import NEWER_PERIOD
 from knowledge.models import AtomicUnit, Category, Concept, PageSnapshot, Source
 from knowledge.retrieval.person_sql import person_named_sql

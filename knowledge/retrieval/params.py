@@ -4,20 +4,20 @@ The API's request models extend it (adding the conversation), the tool definitio
 agents are generated from its JSON schema, and the search service trusts what it holds: an
 instance exists only once its values passed these checks. The one check left to the service
 is the one that needs the settings: a floor sent without a quality must not be above the
-embedding model's default quality (and the reverse).
+embedding model's default quality (and the reverse). Who the user is (`profile`) is the
+domain's request model, knowledge.domain.profile.Profile, which suggestions and verification
+take too.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
-from decimal import Decimal
 from typing import Literal
 
 from django.utils import timezone
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from knowledge.domain.profile import Employment, Nation, Person, StudentLoanPlan
+from knowledge.domain.profile import Profile
 
 MAX_QUERY_CHARS = 2000
 MAX_K = 50
@@ -39,73 +39,6 @@ def sane_day(value: dt.date | None) -> dt.date | None:
     if value is not None and not EARLIEST_DAY <= value <= LATEST_DAY:
         raise ValueError(f"must be between {EARLIEST_DAY} and {LATEST_DAY}")
     return value
-
-
-MAX_INCOME = 100_000_000
-
-
-class Profile(BaseModel):
-    """What an assistant knows about its user, only the fields it knows. Never stored: the
-    query log keeps which fields were sent, not their values."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    age: int | None = Field(None, ge=0, le=120, description="Age in years on the day asked about")
-    nation: Nation | None = Field(None, description="The UK nation the user lives in")
-    annual_income: float | None = Field(
-        None, ge=0, le=MAX_INCOME, description="Income in £ a year before tax"
-    )
-    employment: Employment | None = Field(None, description="Their work")
-    partner: bool | None = Field(None, description="Lives with a partner")
-    children_ages: list[int] | None = Field(
-        None, max_length=20, description="The ages of the children they are responsible for"
-    )
-    benefits: list[str] | None = Field(
-        None,
-        max_length=20,
-        description="Benefits they get, as snake_case codes: universal_credit, child_benefit, "
-        "pension_credit, income_related_esa, income_based_jsa, income_support, housing_benefit, "
-        "pip, dla, carers_allowance, attendance_allowance, ...",
-    )
-    student_loan_plan: StudentLoanPlan | None = Field(None, description="Their student loan plan")
-
-    @field_validator("children_ages")
-    @classmethod
-    def _children_ages(cls, ages: list[int] | None) -> list[int] | None:
-        for age in ages or []:
-            if not 0 <= age <= 25:
-                raise ValueError(f"{age} is not a child's age (0 to 25)")
-        return ages
-
-    @field_validator("benefits")
-    @classmethod
-    def _benefit_codes(cls, codes: list[str] | None) -> list[str] | None:
-        for code in codes or []:
-            if not _BENEFIT_CODE.fullmatch(code):
-                raise ValueError(
-                    f"{code!r} is not a benefit code (snake_case, e.g. universal_credit)"
-                )
-        return codes
-
-    def fields_present(self) -> list[str]:
-        return sorted(self.model_dump(exclude_none=True))
-
-    def person(self, *, on: dt.date | None = None) -> Person:
-        """The person, their age taken as on `on` (today when not given)."""
-        return Person(
-            age_on=on,
-            age=self.age,
-            nation=self.nation,
-            annual_income=None if self.annual_income is None else Decimal(str(self.annual_income)),
-            employment=self.employment,
-            partner=self.partner,
-            children_ages=None if self.children_ages is None else tuple(self.children_ages),
-            benefits=None if self.benefits is None else frozenset(self.benefits),
-            student_loan_plan=self.student_loan_plan,
-        )
-
-
-_BENEFIT_CODE = re.compile(r"[a-z][a-z0-9_]{1,39}")
 
 
 class Question(BaseModel):

@@ -2,12 +2,13 @@
 person reads them from each shown concept though other units are nearer the question's words
 ("If you live in Scotland: You can apply for a Funeral Support Payment" for a Scottish user
 asking about funeral costs). Loose on purpose: the condition finds the candidates by the
-readings that single a person out (knowledge.domain.profile.SINGLES_OUT); profile_fit then
+readings that single a person out (knowledge.domain.fit.SINGLES_OUT); profile_fit then
 decides, unit by unit, which of them are kept."""
 
 from __future__ import annotations
 
-from knowledge.domain.profile import SINGLES_OUT, STATE_PENSION_AGE, Person
+from knowledge.domain.fit import SINGLES_OUT, STATE_PENSION_AGE
+from knowledge.domain.profile import Person
 
 
 def person_named_sql(person: Person | None, *, table: str = "u") -> tuple[str, dict]:

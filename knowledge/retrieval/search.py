@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 
+from knowledge.band_table import person_on
 from knowledge.embeddings import get_embedder
 from knowledge.models import Category
 from knowledge.retrieval.applies import nothing_for_this_person, profile_label
@@ -27,7 +28,6 @@ from knowledge.retrieval.sql import (
     unit_ef_search,
     vector_literal,
 )
-from knowledge.retrieval.tax_bands import person_on
 
 
 class SearchError(ValueError):

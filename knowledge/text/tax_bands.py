@@ -8,7 +8,7 @@ taxpayer pays on their income in the basic band too.
 
 The bands are kept as names, not amounts: which band a person's income falls in is worked out
 when they search, from the knowledge base's own band table for that day
-(knowledge.retrieval.tax_bands), so a new tax year's limits change no stored reading.
+(knowledge.band_table), so a new tax year's limits change no stored reading.
 
 The amount a page tells the reader to work out and compare with a band ("Add this amount to
 your taxable income. If this amount is within the basic Income Tax band, you'll pay 18%") is

@@ -14,35 +14,37 @@ Verdicts and reasons:
 - unsupported: `no_fact_found`, `wrong_fact_cited` (the figure is right, but none of the
   units the assistant cited states it), `not_for_this_profile` (with a profile: every unit
   that supports it is for other people, the explanation says whom).
+
+Whether a unit states a claim's figure, and about what, is knowledge.verification.unit_figures;
+this module decides the verdict from those readings, the units' dates and the thresholds.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
 import re
 import time
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from django.utils import timezone
 
-from knowledge.domain.profile import Person, profile_fit
-from knowledge.domain.temporal import SERVED, TemporalStatus
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
+from knowledge.domain.temporal import TemporalStatus
 from knowledge.models import AtomicUnit
-from knowledge.text.amounts import find_amounts
 from knowledge.text.applicability import Applicability
-from knowledge.text.words import STOPWORDS, designators
-from knowledge.verification.claims import (
-    Claim,
-    Figure,
-    answer_claims,
-    claim_figures,
-    period_after,
-)
+from knowledge.verification.claims import Claim, Figure, answer_claims
 from knowledge.verification.evidence import Evidence, claims_evidence
 from knowledge.verification.judge import judged
+from knowledge.verification.unit_figures import (
+    figure_context,
+    other_figure,
+    printed_for_another_year,
+    states_figure,
+    states_figure_beside,
+    unit_period,
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,6 @@ class Thresholds:
 
 
 THRESHOLDS = Thresholds()
-APPROXIMATE_SHARE = Decimal("0.05")  # "about £1,000" allows 5%
 
 
 @dataclass
@@ -216,31 +217,30 @@ def _figure_verdict(
         e
         for e in evidence
         if e.temporal_status != "unconfirmed"
-        and _states(e.unit, figure)
+        and states_figure(e.unit, figure)
         and (
             e.similarity >= thresholds.figure_topic
             or (
                 e.similarity >= thresholds.differs_topic
-                and _states_beside(e.unit, figure, near_claim)
+                and states_figure_beside(e.unit, figure, near_claim)
             )
         )
     ]
     in_force = [
         e
         for e in stating
-        if e.temporal_status == "current"
-        and not _printed_for_another_year(e.unit.text, figure, day)
+        if e.temporal_status == "current" and not printed_for_another_year(e.unit.text, figure, day)
     ]
     if in_force:
         best = in_force[0]
-        period = _unit_period(best.unit, figure)
+        period = unit_period(best.unit, figure)
         if figure.period and period and period != figure.period:
             value = f"{figure.printed} a {period.replace('_', ' ')}"
             return ClaimVerdict(claim, "contradicted", "different_period", [best], value)
         if cited and not any(e.unit.pk in cited for e in in_force):
             return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", [best])
         return ClaimVerdict(claim, "supported", "value_matches", [best])
-    other = _other_figure(claim, figure, evidence)
+    other = other_figure(claim, figure, evidence)
     if dated:
         # About a given day after the newest period held, an older year's figure does not
         # say what held then (figures change each year): it cannot contradict the claim. A
@@ -285,134 +285,6 @@ def _on_topic(evidence: list[Evidence], margin: float) -> list[Evidence]:
     return [e for e in evidence if e.unit.concept_id in concepts]
 
 
-_EXAMPLE = re.compile(r"\b(?:for example|example:|for instance|e\.g\.)|^\W*example\b", re.I)
-
-
-def _worked_example(unit: AtomicUnit) -> bool:
-    return unit.unit_type == "example" or bool(_EXAMPLE.search(unit.text))
-
-
-def _states(unit: AtomicUnit, figure: Figure) -> bool:
-    """The unit states the figure as a fact: a worked example's numbers (someone who earns
-    £67,600 …) are not the rule's figures."""
-    if _worked_example(unit):
-        return False
-    return any(_equal(value, figure) for value in _unit_values(unit, figure.unit))
-
-
-# A length of time is one measure whatever it is counted in: "182 days" is "26 weeks" and
-# about "6 months" (equal within DURATION_SHARE: a month is not a whole number of days).
-DAYS_IN = {
-    "days": Decimal(1),
-    "weeks": Decimal(7),
-    "months": Decimal("30.4375"),
-    "years": Decimal("365.25"),
-}
-DURATION_SHARE = Decimal("0.015")
-
-
-# "£3,354 for the 2023 to 2024 academic year": a figure printed with its own year's span. An
-# open span ("for tax years up to and including 2023 to 2024", "starting from") is not one.
-_YEAR_SPAN = re.compile(r"\b(20\d\d) to (20\d\d)\b")
-_OPEN_SPAN = re.compile(
-    r"\b(?:up to|including|until|starting|from|before|after|since)\b[^.;£]*$", re.I
-)
-YEAR_SPAN_REACH = 45  # characters after the figure, within its clause
-
-
-def _printed_for_another_year(text: str, figure: Figure, day: dt.date | None) -> bool:
-    """The unit prints the claim's figure for a year's span that does not hold `day` (from
-    6 April of its first year, when tax years start, to 31 August of its second, when
-    academic years end)."""
-    if day is None:
-        return False
-    for _, end, value in _printed_figures(text, figure.unit):
-        if not _equal(value, figure):
-            continue
-        after = re.split(r"[.;£]", text[end : end + YEAR_SPAN_REACH])[0]
-        span = _YEAR_SPAN.search(after)
-        if span is None or _OPEN_SPAN.search(after[: span.start()]):
-            continue
-        first, second = int(span.group(1)), int(span.group(2))
-        if second == first + 1 and not dt.date(first, 4, 6) <= day <= dt.date(second, 8, 31):
-            return True
-    return False
-
-
-def _states_beside(unit: AtomicUnit, figure: Figure, near_claim: frozenset[str]) -> bool:
-    """The unit prints the figure with a word beside it that is beside the claim's."""
-    return any(
-        _equal(value, figure) and near_claim & figure_context(unit.text, start, end)
-        for start, end, value in _printed_figures(unit.text, figure.unit)
-    )
-
-
-def _equal(value: Decimal, figure: Figure) -> bool:
-    wanted = _measured(figure.value, figure.unit)
-    if figure.approximate or figure.unit in DAYS_IN:
-        share = APPROXIMATE_SHARE if figure.approximate else DURATION_SHARE
-        return abs(value - wanted) <= share * wanted
-    return value == wanted
-
-
-def _measured(value: Decimal, unit: str) -> Decimal:
-    return value * DAYS_IN[unit] if unit in DAYS_IN else value
-
-
-def _unit_values(unit: AtomicUnit, kind: str) -> list[Decimal]:
-    """The unit's figures of the claim's measure (lengths of time in days): those its text
-    prints, which is what its quote shows; the structured value and the statement's other
-    figures only when the text prints none (a structured value the text does not print is an
-    extraction slip, not a fact)."""
-    values = [value for _, _, value in _printed_figures(unit.text, kind)]
-    if not values:
-        structured = [(unit.value_amount, unit.value_unit)] + [
-            (f["amount"], f["unit"]) for f in unit.figures
-        ]
-        values += [
-            _measured(Decimal(a), kind) for a, u in structured if a is not None and u == kind
-        ]
-    return [Decimal(v).normalize() for v in values]
-
-
-def _same_measure(unit: str, kind: str) -> bool:
-    return unit == kind or (unit in DAYS_IN and kind in DAYS_IN)
-
-
-def _unit_period(unit: AtomicUnit, figure: Figure) -> str:
-    structured = unit.value_amount is not None and unit.value_period not in ("", "one_off")
-    if structured and Decimal(unit.value_amount).normalize() == figure.value.normalize():
-        return unit.value_period
-    for other in unit.figures:  # one of the statement's other figures, with its period
-        if other["period"] and Decimal(other["amount"]) == figure.value:
-            return other["period"]
-    for amount in find_amounts(unit.text):
-        if amount.value == figure.value:
-            return period_after(unit.text, amount.end)
-    return ""
-
-
-def _other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> list[Evidence]:
-    """In-force units, nearest first, that state a figure of the claim's kind about the same
-    thing: a word written next to one of its figures is written next to the claim's. A
-    page that names the topic and prints some other figure of it (an earnings limit beside
-    a contribution asked about) does not contradict a figure it never states."""
-    near_claim = figure_context(claim.text, figure.start, figure.end)
-    variants = designators(claim.text)
-    return [
-        e
-        for e in evidence
-        if e.temporal_status in SERVED
-        and not _worked_example(e.unit)
-        and not _another_variant(variants, e.unit.text)
-        and any(
-            near_claim & figure_context(e.unit.text, start, end)
-            and not _periods_differ(figure.period, period_after(e.unit.text, end))
-            for start, end, _ in _printed_figures(e.unit.text, figure.unit)
-        )
-    ]
-
-
 def outdated_caveat(unit: AtomicUnit) -> str:
     """The period of the newest figure held, which ended before the day asked about."""
     start = f"from {_spoken(unit.valid_from)} " if unit.valid_from else ""
@@ -424,66 +296,6 @@ def outdated_caveat(unit: AtomicUnit) -> str:
 
 def _spoken(day: dt.date) -> str:
     return f"{day.day} {day:%B %Y}"
-
-
-def _another_variant(claimed: set[str], text: str) -> bool:
-    """The unit names a numbered variant of the claim's scheme and not the claim's own
-    (Class 2 contributions for a claim about Class 3): its figures are another variant's."""
-    if not claimed:
-        return False
-    named = designators(text)
-    kinds = {variant.split()[0] for variant in claimed}
-    return not (claimed & named) and any(v.split()[0] in kinds for v in named)
-
-
-def _periods_differ(claimed: str, stated: str) -> bool:
-    """A weekly figure is not another value of a monthly one: not the same thing."""
-    return bool(claimed and stated and claimed != stated)
-
-
-_AMOUNTS_MASKED = re.compile(
-    r"£\s?[\d,]+(?:\.\d+)?\s?(?:k\b|million|billion|bn)?|\d+(?:\.\d+)?\s?%", re.I
-)
-CONTEXT_WORDS = 4  # content words each side of a figure that say what it is about
-_CONTEXT_NOISE = frozenset(
-    ("a", "per", "each", "every", "week", "weeks", "weekly", "month", "months", "monthly",
-     "year", "years", "yearly", "annual", "hour", "hours", "hourly", "day", "days", "daily", "up", "more", "less", "than", "over", "under",
-     "least", "most", "get", "got", "is", "be", "been", "you", "your", "not", "only", "also",
-     "there", "that", "this", "these", "those", "so", "do", "does", "would", "could", "should",
-     "may", "must", "all", "any", "about", "around", "rate", "rates", "amount", "need", "pay",
-     "paid", "tax", "can", "cannot")
-)  # fmt: skip
-
-
-def figure_context(text: str, start: int, end: int) -> frozenset[str]:
-    """Stems of the content words just before and after a figure (what it is the figure of),
-    numbers among them ("18 to 20: £10.00" is the figure of ages 18 to 20) but not the digits
-    of other amounts ("over £125,140 … 45%": 45% is not the figure of 125 or 140)."""
-    before = _AMOUNTS_MASKED.sub(" ", text[:start])
-    after = _AMOUNTS_MASKED.sub(" ", text[end:])
-
-    def words(stretch: str) -> list[str]:
-        return [
-            w[:5]
-            for w in re.findall(r"[a-z]+|\d+", stretch.lower())
-            if w not in STOPWORDS and w not in _CONTEXT_NOISE and (len(w) > 2 or w.isdigit())
-        ]
-
-    return frozenset(words(before)[-CONTEXT_WORDS:] + words(after)[:CONTEXT_WORDS])
-
-
-# Each reading of a claim's evidence asks again for the figures of the same units' texts,
-# and the same units come back answer after answer: each text is read once a measure.
-@functools.lru_cache(maxsize=4096)
-def _printed_figures(text: str, kind: str) -> tuple[tuple[int, int, Decimal], ...]:
-    """Where the text prints figures of the claim's measure, with their values in it."""
-    if kind in ("GBP", "percent"):
-        return tuple((a.start, a.end, a.value) for a in find_amounts(text) if a.unit == kind)
-    return tuple(
-        (f.start, f.end, _measured(f.value, f.unit))
-        for f in claim_figures(text)
-        if _same_measure(f.unit, kind)
-    )
 
 
 def _shown(evidence: list[Evidence]) -> str | None:

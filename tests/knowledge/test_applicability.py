@@ -6,7 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
 from knowledge.text.applicability import Applicability, applicability_read
 from knowledge.text.evidence import locate_quote
 from knowledge.text.exceptions import page_reading, statement_applicability

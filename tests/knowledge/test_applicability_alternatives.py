@@ -5,7 +5,8 @@ as the pipeline reads them)."""
 
 import pytest
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
 from knowledge.text.applicability import Applicability, applicability_checked, applicability_read
 from tests.knowledge.test_applicability import _of, _read
 

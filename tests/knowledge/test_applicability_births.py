@@ -6,7 +6,8 @@ import datetime as dt
 
 import pytest
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
 from knowledge.text.applicability import Applicability, applicability_checked, applicability_read
 from knowledge.text.birth_dates import birth_range_of_age, births_read
 from tests.knowledge.test_applicability import _of, _read

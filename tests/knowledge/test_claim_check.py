@@ -6,8 +6,9 @@ import datetime as dt
 from decimal import Decimal
 
 from knowledge.models import AtomicUnit
-from knowledge.verification.check import THRESHOLDS, Evidence, claim_verify, figure_context
+from knowledge.verification.check import THRESHOLDS, Evidence, claim_verify
 from knowledge.verification.claims import answer_claims
+from knowledge.verification.unit_figures import figure_context
 
 
 def _evidence(text: str, amount: str, period: str = "week", similarity: float = 0.8):

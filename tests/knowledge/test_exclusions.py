@@ -4,7 +4,8 @@ them)."""
 
 from decimal import Decimal
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person
 from knowledge.text.exclusions import exclusions_read
 from tests.knowledge.test_applicability import _of, _read
 

@@ -3,10 +3,10 @@ search for a person, whose analysis says where each field of the profile it used
 
 import pytest
 
+from knowledge.domain.profile import Profile
 from knowledge.domain.questions import ConversationTurn
 from knowledge.query.search import question_plan
 from knowledge.retrieval import SearchParams
-from knowledge.retrieval.params import Profile
 from knowledge.text.profile_facts import (
     children_left_education,
     dependent_children,

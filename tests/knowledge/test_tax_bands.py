@@ -7,10 +7,10 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from knowledge.domain.profile import Person, profile_fit
+from knowledge.band_table import income_bands, person_on
+from knowledge.domain.fit import profile_fit
+from knowledge.domain.profile import Person, Profile
 from knowledge.retrieval import SearchParams, concept_search
-from knowledge.retrieval.params import Profile
-from knowledge.retrieval.tax_bands import income_bands, person_on
 from knowledge.text.applicability import Applicability, applicability_checked, applicability_read
 from knowledge.text.exceptions import alternatives_governing, page_reading, statement_applicability
 from knowledge.text.tax_bands import tax_bands_read

@@ -1,8 +1,10 @@
 """Which Income Tax band a person's income falls in on a day, read from the knowledge base's own
-band table: the threshold units in force that give a band's range of taxable income
-("Band Taxable income Tax rate: Basic rate £12,571 to £50,270 20%"). The limits are data, so a
-new tax year's table (or an expert's correction of one) moves everyone to the right band
-without a change here; a statement's band (knowledge.text.tax_bands) is then compared with it.
+band table, and the person a profile describes on that day with those bands (`person_on`),
+for the search, the suggestions and the answers' verification alike. The band table is the
+threshold units in force that give a band's range of taxable income ("Band Taxable income Tax
+rate: Basic rate £12,571 to £50,270 20%"). The limits are data, so a new tax year's table (or
+an expert's correction of one) moves everyone to the right band without a change here; a
+statement's band (knowledge.text.tax_bands) is then compared with it.
 
 Only a table for the person's nation counts, and where the knowledge base holds none for a
 nation, or its rows disagree, the band is left unknown rather than guessed. Scotland's bands
@@ -22,10 +24,9 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from knowledge.domain.profile import Person
+from knowledge.domain.profile import Person, Profile
 from knowledge.domain.temporal import TemporalStatus
 from knowledge.models import AtomicUnit, Concept
-from knowledge.retrieval.params import Profile
 from knowledge.text.tax_bands import TAX_BANDS
 
 _lock = threading.Lock()
