@@ -22,8 +22,8 @@ from knowledge.text.nations import NATION_NAMES
 from knowledge.text.tax_bands import TAX_BANDS
 
 # A heuristic of who is few among adults, for telling a statement that names this person from
-# a rule nearly everyone meets ("aged 16 or over", "income over £85"): an age bound from 25 up
-# or to 39 down, an income bound from £50,000 (the higher rate band) up or to £20,000 down,
+# a rule nearly everyone meets ("aged 16 or over", "income over £85"): an age bound from 50 up
+# or to 24 down, an income bound from £50,000 (the higher rate band) up or to £20,000 down,
 # work other than employment, children, a benefit, a loan plan, a devolved nation. gov.uk
 # writes for England unless it says otherwise, so a statement for England singles out no one.
 SINGLES_OUT = {"age_from": 50, "age_to": 24, "income_from": 50_000, "income_to": 20_000}
