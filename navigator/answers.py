@@ -4,12 +4,11 @@ so that the same input gets the same answer over either."""
 
 from __future__ import annotations
 
-from django.utils import timezone
-
 from knowledge.domain.questions import ConversationTurn
 from knowledge.query.search import QuestionResult, question_plan, question_search
 from knowledge.query.suggest import profile_suggest
 from knowledge.retrieval import SearchParams, SearchResult
+from knowledge.retrieval.params import as_of_or_today
 from knowledge.retrieval.tax_bands import person_on
 from knowledge.verification.check import answer_verify
 from knowledge.verification.judge import claim_judge
@@ -79,7 +78,7 @@ def verify_answer(payload: VerifyIn) -> tuple[dict, dict]:
         cited_unit_ids=payload.cited_unit_ids,
         judge=claim_judge(),
         asked=_last_question(payload.conversation),
-        person=person_on(payload.profile, payload.as_of or timezone.localdate())
+        person=person_on(payload.profile, as_of_or_today(payload.as_of))
         if payload.profile
         else None,
     )

@@ -10,7 +10,14 @@ from pydantic import BaseModel, field_validator
 
 from knowledge.query.suggest import MAX_SUGGESTIONS
 from knowledge.retrieval import Question, SearchParams
-from knowledge.retrieval.params import Profile, sane_day, storable_text
+from knowledge.retrieval.params import (
+    MAX_CONVERSATION_CHARS,
+    MAX_TURNS,
+    AsOf,
+    Conversation,
+    Profile,
+    storable_text,
+)
 
 Outcome = Literal["ok", "outdated", "low_confidence", "not_reviewed", "no_match", "invalid"]
 
@@ -20,69 +27,17 @@ class Out(BaseModel):
     Schema, whose ORM attribute getter runs on every nested field (~6 ms a search)."""
 
 
-MAX_TURNS = 12
-MAX_TURN_CHARS = 2000
-MAX_CONVERSATION_CHARS = 8000
-
-
-class TurnIn(Schema):
-    role: Literal["user", "assistant"] = Field(..., description="Who said it")
-    content: str = Field(..., min_length=1, description="What was said")
-
-    @field_validator("content")
-    @classmethod
-    def _content_bounded(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("must contain words, not only spaces")
-        if len(value) > MAX_TURN_CHARS:
-            raise ValueError(
-                f"is {len(value)} characters: at most {MAX_TURN_CHARS} a turn (shorten or summarise it)"
-            )
-        return storable_text(value)
-
-
-def conversation_bounded(turns: list[TurnIn], *, before: str) -> list[TurnIn]:
-    if len(turns) > MAX_TURNS:
-        raise ValueError(
-            f"has {len(turns)} turns: send at most the latest {MAX_TURNS} before {before}"
-        )
-    total = sum(len(turn.content) for turn in turns)
-    if total > MAX_CONVERSATION_CHARS:
-        raise ValueError(
-            f"has {total} characters: at most {MAX_CONVERSATION_CHARS} in all (send the latest turns)"
-        )
-    return turns
-
-
-class ConversationIn(BaseModel):
-    """The turns before a question, for follow-ups."""
-
-    conversation: list[TurnIn] = Field(
-        default_factory=list,
-        description=(
-            f"The turns before `query`, oldest first, each {{role: user|assistant, content}}: at "
-            f"most {MAX_TURNS} turns and {MAX_CONVERSATION_CHARS} characters in all, so that a "
-            "follow-up ('and for a Junior one?') is understood. Omit for a first question."
-        ),
-    )
-
-    @field_validator("conversation")
-    @classmethod
-    def _conversation_bounded(cls, turns: list[TurnIn]) -> list[TurnIn]:
-        return conversation_bounded(turns, before="the query")
-
-
-class QuestionIn(ConversationIn, Question):
+class QuestionIn(Question):
     """A user's question, mid-conversation the turns before it, and who the user is."""
 
-    profile: Profile | None = Field(
-        None, description=SearchParams.model_fields["profile"].description
-    )
+    conversation: Conversation
 
 
-class SearchIn(ConversationIn, SearchParams):
+class SearchIn(SearchParams):
     """A search's parameters (their bounds held once, in `SearchParams`) and the turns
     before its question."""
+
+    conversation: Conversation
 
     def search_params(self) -> SearchParams:
         """The parameters alone, without validating them again."""
@@ -319,7 +274,7 @@ class SuggestIn(Schema):
         "age, nation, annual_income, employment, partner, children_ages, benefits, "
         "student_loan_plan. Never stored.",
     )
-    as_of: dt.date | None = Field(None, description="Suggest for this date; omit for today")
+    as_of: AsOf
     k: int = Field(10, ge=1, le=MAX_SUGGESTIONS, description="Suggestions wanted")
 
     @field_validator("profile")
@@ -328,11 +283,6 @@ class SuggestIn(Schema):
         if not profile.fields_present():
             raise ValueError("is empty: send at least one field you know about the user")
         return profile
-
-    @field_validator("as_of")
-    @classmethod
-    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
-        return sane_day(value)
 
 
 class SuggestionOut(ConceptHitOut):
@@ -399,9 +349,7 @@ class VerifyIn(Schema):
         min_length=1,
         description=f"The assistant's drafted answer (at most {MAX_ANSWER_CHARS} characters)",
     )
-    as_of: dt.date | None = Field(
-        None, description="The date the answer speaks about; omit for today"
-    )
+    as_of: AsOf
     cited_unit_ids: list[int] = Field(
         default_factory=list, max_length=50, description="The units the assistant used"
     )
@@ -411,17 +359,12 @@ class VerifyIn(Schema):
         "only other people's facts support (another nation, age, income) comes back "
         "unsupported with reason not_for_this_profile. Never stored.",
     )
-    conversation: list[TurnIn] = Field(
-        default_factory=list,
+    # Before an answer, not a question: its latest user turn is what the answer replies to.
+    conversation: Conversation = Field(
         description=f"The turns before the answer, oldest first (at most {MAX_TURNS} turns and "
         f"{MAX_CONVERSATION_CHARS} characters): the latest user turn is the question answered, "
         "which the answer's first sentence may lean on ('You can get it for 6 months')",
     )
-
-    @field_validator("conversation")
-    @classmethod
-    def _conversation_bounded(cls, turns: list[TurnIn]) -> list[TurnIn]:
-        return conversation_bounded(turns, before="the answer")
 
     @field_validator("answer")
     @classmethod
@@ -433,11 +376,6 @@ class VerifyIn(Schema):
                 f"is {len(value)} characters: at most {MAX_ANSWER_CHARS} (check it in parts)"
             )
         return storable_text(value)
-
-    @field_validator("as_of")
-    @classmethod
-    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
-        return sane_day(value)
 
 
 class ClaimUnitOut(Out):

@@ -20,7 +20,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.utils import timezone
 
 from knowledge.domain.profile import Person, profile_fit
 from knowledge.domain.questions import LifeEventInfo
@@ -29,7 +28,7 @@ from knowledge.models import Concept
 from knowledge.query.vocabulary import query_vocabulary
 from knowledge.retrieval import UNITS_PER_CONCEPT, ConceptHit, SearchParams, concept_search
 from knowledge.retrieval.applies import concept_place
-from knowledge.retrieval.params import Profile
+from knowledge.retrieval.params import Profile, as_of_or_today
 from knowledge.retrieval.sql import VISIBLE_ON_DAY
 from knowledge.retrieval.tax_bands import person_on
 from knowledge.text.applicability import PERSONAL_KEYS, Applicability
@@ -80,7 +79,7 @@ def profile_suggest(
     *, profile: Profile, as_of: dt.date | None = None, k: int = 10
 ) -> SuggestResult:
     started = time.perf_counter()
-    day = as_of or timezone.localdate()
+    day = as_of_or_today(as_of)
     person = person_on(profile, day)
     events = life_events_for(person, query_vocabulary().life_events)
     narrowed = narrowed_concepts(person, day=day)

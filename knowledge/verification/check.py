@@ -26,11 +26,10 @@ import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.utils import timezone
-
 from knowledge.domain.profile import Person, profile_fit
 from knowledge.domain.temporal import SERVED, TemporalStatus
 from knowledge.models import AtomicUnit
+from knowledge.retrieval.params import as_of_or_today
 from knowledge.text.amounts import find_amounts
 from knowledge.text.applicability import Applicability
 from knowledge.text.words import STOPWORDS, designators
@@ -107,7 +106,7 @@ def answer_verify(
     names no topic of its own ("You can get it for 6 months") leans on. `person`: who the
     answer is for; a claim only other people's facts support is not supported for them."""
     started = time.perf_counter()
-    day = as_of or timezone.localdate()
+    day = as_of_or_today(as_of)
     cited = set(cited_unit_ids)
     claims = answer_claims(answer, before=asked)
     if evidence_of is None:

@@ -4,8 +4,8 @@ bounded and logged."""
 
 import pytest
 
+from knowledge.retrieval.params import MAX_CONVERSATION_CHARS, MAX_TURN_CHARS, MAX_TURNS
 from navigator.models import QueryLog
-from navigator.schemas import MAX_CONVERSATION_CHARS, MAX_TURN_CHARS, MAX_TURNS
 
 ISA_TURNS = [
     {"role": "user", "content": "How much can I put in my ISA each year?"},
