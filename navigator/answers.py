@@ -13,7 +13,9 @@ from knowledge.retrieval.tax_bands import person_on
 from knowledge.verification.check import answer_verify
 from knowledge.verification.judge import claim_judge
 from navigator import presenters
-from navigator.schemas import QuestionIn, SearchIn, SuggestIn, VerifyIn
+from navigator.schemas.search import QuestionIn, SearchIn
+from navigator.schemas.suggest import SuggestIn
+from navigator.schemas.verify import VerifyIn
 
 
 def search_answered(payload: SearchIn) -> QuestionResult:

@@ -22,21 +22,11 @@ from knowledge.retrieval import SearchError
 from navigator import answers, presenters, services
 from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
 from navigator.outages import DatabaseUnavailable, database_unavailable_detail
-from navigator.schemas import (
-    AnalysisOut,
-    CategoryOut,
-    ConceptOut,
-    ErrorOut,
-    HealthOut,
-    QuestionIn,
-    SearchIn,
-    SearchOut,
-    SuggestIn,
-    SuggestOut,
-    UnitOut,
-    VerifyIn,
-    VerifyOut,
-)
+from navigator.schemas.common import ErrorOut, HealthOut
+from navigator.schemas.facts import CategoryOut, ConceptOut, UnitOut
+from navigator.schemas.search import AnalysisOut, QuestionIn, SearchIn, SearchOut
+from navigator.schemas.suggest import SuggestIn, SuggestOut
+from navigator.schemas.verify import VerifyIn, VerifyOut
 from navigator.stages import request_stages
 from navigator.throttling import AuthFailureLimit, TokenRateThrottle, client_ip
 from navigator.tools import search_tool_definition, tool_definitions

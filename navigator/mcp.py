@@ -37,15 +37,9 @@ from navigator import answers, services
 from navigator.api import TOKEN_THROTTLE, TokenAuth, api, refused
 from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
 from navigator.outages import DatabaseUnavailable, database_unavailable_detail
-from navigator.schemas import (
-    AnalysisOut,
-    QuestionIn,
-    SearchIn,
-    SuggestIn,
-    SuggestOut,
-    VerifyIn,
-    VerifyOut,
-)
+from navigator.schemas.search import AnalysisOut, QuestionIn, SearchIn
+from navigator.schemas.suggest import SuggestIn, SuggestOut
+from navigator.schemas.verify import VerifyIn, VerifyOut
 from navigator.tools import tool_definitions
 
 # The tool, the request model its arguments are read into, and the answer it gives.

@@ -8,7 +8,9 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from knowledge.models import Category
-from navigator.schemas import QuestionIn, SearchIn, SuggestIn, VerifyIn
+from navigator.schemas.search import QuestionIn, SearchIn
+from navigator.schemas.suggest import SuggestIn
+from navigator.schemas.verify import VerifyIn
 
 SEARCH_TOOL_PARAMETERS = (
     "query",

@@ -164,7 +164,7 @@ def test_the_tool_definition_describes_the_conversation(kb, api):
 def test_tool_parameters_are_generated_from_the_request_models(db):
     """A bound or description changed on the request model reaches the agents' tools."""
     from knowledge.retrieval import MAX_QUERY_CHARS, SearchParams
-    from navigator.schemas import VerifyIn
+    from navigator.schemas.verify import VerifyIn
     from navigator.tools import search_tool_definition, verify_tool_definition
 
     search = search_tool_definition()["function"]["parameters"]

@@ -6,7 +6,7 @@ import pytest
 from knowledge.models import AtomicUnit
 from knowledge.verification.claims import answer_claims, claim_figures
 from navigator.models import QueryLog
-from navigator.schemas import MAX_ANSWER_CHARS
+from navigator.schemas.verify import MAX_ANSWER_CHARS
 from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 
 PENSION = "The full new State Pension is £221.20 a week."
