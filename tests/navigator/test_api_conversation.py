@@ -165,9 +165,9 @@ def test_tool_parameters_are_generated_from_the_request_models(db):
     """A bound or description changed on the request model reaches the agents' tools."""
     from knowledge.retrieval import MAX_QUERY_CHARS, SearchParams
     from navigator.schemas.verify import VerifyIn
-    from navigator.tools import search_tool_definition, verify_tool_definition
+    from navigator.tools import TOOL_BY_NAME
 
-    search = search_tool_definition()["function"]["parameters"]
+    search = TOOL_BY_NAME["knowledgeBaseSearch"].definition()["function"]["parameters"]
     assert search["properties"]["query"]["maxLength"] == MAX_QUERY_CHARS
     for name in ("query", "as_of", "categories", "include_historical"):
         assert (
@@ -179,7 +179,7 @@ def test_tool_parameters_are_generated_from_the_request_models(db):
         "description": SearchParams.model_fields["as_of"].description,
     }
     assert search["required"] == ["query"] and search["additionalProperties"] is False
-    verify = verify_tool_definition()["function"]["parameters"]
+    verify = TOOL_BY_NAME["knowledgeBaseVerify"].definition()["function"]["parameters"]
     assert verify["properties"]["cited_unit_ids"]["maxItems"] == 50
     assert (
         verify["properties"]["answer"]["description"] == VerifyIn.model_fields["answer"].description
