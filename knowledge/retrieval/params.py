@@ -62,6 +62,8 @@ MAX_CONVERSATION_CHARS = 8000
 
 
 class Turn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     role: Literal["user", "assistant"] = Field(..., description="Who said it")
     content: str = Field(..., min_length=1, description="What was said")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ninja import Field, Schema
-from pydantic import field_validator
+from ninja import Field
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from knowledge.query.suggest import MAX_SUGGESTIONS
 from knowledge.retrieval.params import AsOf, Profile
@@ -13,7 +13,9 @@ from navigator.schemas.common import Out
 from navigator.schemas.search import ConceptHitOut
 
 
-class SuggestIn(Schema):
+class SuggestIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     profile: Profile = Field(
         ...,
         description="What you know about the user, only the fields you know (at least one): "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from ninja import Field, Schema
-from pydantic import field_validator
+from ninja import Field
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from knowledge.retrieval.params import (
     MAX_CONVERSATION_CHARS,
@@ -21,7 +21,9 @@ from navigator.schemas.common import Out
 MAX_ANSWER_CHARS = 4000
 
 
-class VerifyIn(Schema):
+class VerifyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     answer: str = Field(
         ...,
         min_length=1,

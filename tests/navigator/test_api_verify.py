@@ -95,6 +95,14 @@ def test_an_oversize_answer_is_refused_clearly(kb, api):
         assert f"at most {MAX_ANSWER_CHARS}" in response.json()["detail"]
 
 
+def test_a_field_verify_does_not_take_is_refused_naming_it(kb, api):
+    response = api.post("/verify", {"answer": PENSION, "query": "How much is the State Pension?"})
+    assert response.status_code == 422
+    assert response.json()["fields"] == [
+        {"field": "query", "message": "Extra inputs are not permitted"}
+    ]
+
+
 def test_a_verification_is_logged(kb, api):
     _claims(api, PENSION, as_of="2024-10-01")
     row = QueryLog.objects.get(endpoint="/api/v1/verify")

@@ -102,7 +102,8 @@ def test_mcp_get_tools_and_the_json_api_read_one_registry(live_server, transacti
 
 def test_a_field_a_tool_does_not_publish_is_refused_by_name(live_server, transactional_db):
     """As the JSON API refuses an unknown field: token_budget is a field of the search's
-    request model that its tool does not show, shoe_size a field of none."""
+    request model that its tool does not show, shoe_size a field of none, and a turn of the
+    conversation has only role and content."""
     _, raw = api_token_create(name="agent")
 
     async def work(mcp):
@@ -111,18 +112,29 @@ def test_a_field_a_tool_does_not_publish_is_refused_by_name(live_server, transac
             await mcp.call_tool(
                 "knowledgeBaseVerify", {"answer": "The ISA allowance is £20,000.", "shoe_size": 9}
             ),
+            await mcp.call_tool(
+                "knowledgeBaseAnalyze",
+                {
+                    "query": "and a Junior one?",
+                    "conversation": [{"role": "user", "content": "ISA?", "name": "Ann"}],
+                },
+            ),
         ]
 
-    hidden, unknown = calls(live_server.url, raw, work)
-    assert hidden.is_error and unknown.is_error
+    hidden, unknown, in_turn = calls(live_server.url, raw, work)
+    assert hidden.is_error and unknown.is_error and in_turn.is_error
     assert (
         hidden.content[0].text == "invalid arguments: token_budget: Extra inputs are not permitted"
     )
     assert unknown.content[0].text == "invalid arguments: shoe_size: Extra inputs are not permitted"
+    assert in_turn.content[0].text == (
+        "invalid arguments: conversation.0.name: Extra inputs are not permitted"
+    )
     rows = QueryLog.objects.filter(status_code=422).order_by("pk")
     assert [row.endpoint for row in rows] == [
         "/mcp/knowledgeBaseSearch",
         "/mcp/knowledgeBaseVerify",
+        "/mcp/knowledgeBaseAnalyze",
     ]
     assert "token_budget" in rows[0].error
 
