@@ -2,9 +2,9 @@
 
 The API's request models extend it or share its field types (`AsOf`, `Conversation`), the
 tool definitions for agents are generated from their JSON schema, and the search service
-trusts what it holds: an instance exists only once its values passed these checks. The one check left to the service
-is the one that needs the settings: a floor sent without a quality must not be above the
-embedding model's default quality (and the reverse).
+trusts what it holds: an instance exists only once its values passed these checks. The one
+check left to the service is the one that needs the settings: a floor sent without a quality
+must not be above the embedding model's default quality (and the reverse).
 """
 
 from __future__ import annotations
