@@ -4,17 +4,18 @@ so that the same input gets the same answer over either."""
 
 from __future__ import annotations
 
-from django.utils import timezone
-
 from knowledge.band_table import person_on
 from knowledge.domain.questions import ConversationTurn
+from knowledge.domain.temporal import as_of_or_today
 from knowledge.query.search import QuestionResult, question_plan, question_search
 from knowledge.query.suggest import profile_suggest
 from knowledge.retrieval import SearchParams, SearchResult
 from knowledge.verification.check import answer_verify
 from knowledge.verification.judge import claim_judge
 from navigator import presenters
-from navigator.schemas import QuestionIn, SearchIn, SuggestIn, VerifyIn
+from navigator.schemas.search import QuestionIn, SearchIn
+from navigator.schemas.suggest import SuggestIn
+from navigator.schemas.verify import VerifyIn
 
 
 def search_answered(payload: SearchIn) -> QuestionResult:
@@ -79,7 +80,7 @@ def verify_answer(payload: VerifyIn) -> tuple[dict, dict]:
         cited_unit_ids=payload.cited_unit_ids,
         judge=claim_judge(),
         asked=_last_question(payload.conversation),
-        person=person_on(payload.profile, payload.as_of or timezone.localdate())
+        person=person_on(payload.profile, as_of_or_today(payload.as_of))
         if payload.profile
         else None,
     )

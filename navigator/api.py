@@ -1,4 +1,5 @@
-"""The public JSON API (`/api/v1`): thin endpoints over knowledge's selectors and services.
+"""The public JSON API (`/api/v1`): thin endpoints over knowledge's selectors and services,
+one for each tool of the registry (navigator.tools) at its path, with its request model.
 
 Every call is logged (token, query, outcome, concepts, per-stage timings), bad input
 included; errors name the field that is wrong and carry `outcome: "invalid"`.
@@ -22,24 +23,12 @@ from knowledge.retrieval import SearchError
 from navigator import answers, presenters, services
 from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
 from navigator.outages import DatabaseUnavailable, database_unavailable_detail
-from navigator.schemas import (
-    AnalysisOut,
-    CategoryOut,
-    ConceptOut,
-    ErrorOut,
-    HealthOut,
-    QuestionIn,
-    SearchIn,
-    SearchOut,
-    SuggestIn,
-    SuggestOut,
-    UnitOut,
-    VerifyIn,
-    VerifyOut,
-)
+from navigator.schemas.common import ErrorOut, HealthOut
+from navigator.schemas.facts import CategoryOut, ConceptOut, UnitOut
+from navigator.schemas.search import SearchIn
 from navigator.stages import request_stages
 from navigator.throttling import AuthFailureLimit, TokenRateThrottle, client_ip
-from navigator.tools import search_tool_definition, tool_definitions
+from navigator.tools import TOOL_BY_NAME, TOOLS, Tool, tool_definitions
 
 AUTH_FAILURES = AuthFailureLimit(settings.API_AUTH_FAILURE_RATE)
 # Per token, counted in the shared cache; unauthenticated callers are refused before it.
@@ -207,18 +196,9 @@ def on_http_error(request, exc: HttpError):
     return _error(request, exc.status_code, str(exc))
 
 
-@api.post(
-    "/search", response={200: SearchOut, 400: ErrorOut, 422: ErrorOut}, summary="Search concepts"
-)
 def search(request, payload: SearchIn):
-    """Concepts that answer the query, their units grouped by source, citations, a context
-    string within the token budget, and a typed outcome (`ok`, `outdated`, `low_confidence`,
-    `not_reviewed`, `no_match`). With `min_review: "signed_off"` only units an expert signed
-    off or corrected are served, and `not_reviewed` says facts are held but none reviewed.
-
-    The query is analysed first (`analysis` says how): a follow-up is understood from
-    `conversation`, abbreviations are expanded, a date in the words sets `as_of` when none is
-    sent, and a broad life situation is searched as several specific questions, merged."""
+    """Written out for speed: its stages timed (Server-Timing), the body it built sent without
+    validating it again, and its log row written after sending."""
     stages = request_stages(request)
     stages.mark("parse")  # the body read and validated
     answered = answers.search_answered(payload)
@@ -242,43 +222,29 @@ def search(request, payload: SearchIn):
     return response
 
 
-@api.post(
-    "/analyze", response={200: AnalysisOut, 422: ErrorOut}, summary="How a question is understood"
-)
-def analyze(request, payload: QuestionIn):
-    """The analysis a search would make of the query, without searching: turn type, scope,
-    topic shift, entities, the standalone rewrite, the strategy (`none`, with the reason in
-    `no_lookup`, when the turn needs no lookup: a cheap first check for an assistant deciding
-    whether to call the knowledge base), the searches it expands into, the date it is asked
-    about and the profile it would use."""
-    body, logged = answers.analyze_answer(payload)
-    _log(request, status=200, **logged)
-    return body
+def answering(tool: Tool) -> Callable:
+    """The endpoint of a tool that needs nothing of the request but its body: validated into
+    the tool's request model, answered, logged."""
+
+    def endpoint(request, payload):
+        body, logged = tool.answer(payload)
+        _log(request, status=200, **logged)
+        return body
+
+    endpoint.__annotations__ = {"payload": tool.request}
+    endpoint.__name__ = tool.path.strip("/")  # its OpenAPI operationId: navigator_api_<path>
+    return endpoint
 
 
-@api.post(
-    "/suggest", response={200: SuggestOut, 422: ErrorOut}, summary="What this person should know"
-)
-def suggest(request, payload: SuggestIn):
-    """The concepts this person should know about before they ask, from their profile: the
-    life stages they are in (a new baby, starting university, approaching State Pension age)
-    and the facts narrowed to people like them (their income band, benefits, work, children,
-    loan plan, a devolved nation), each with the reasons it was suggested and its units."""
-    body, logged = answers.suggest_answer(payload)
-    _log(request, status=200, **logged)
-    return body
-
-
-@api.post(
-    "/verify", response={200: VerifyOut, 422: ErrorOut}, summary="Check a drafted answer's claims"
-)
-def verify(request, payload: VerifyIn):
-    """The answer split into claims, each with a verdict (`supported`, `contradicted`,
-    `unsupported`), a typed reason, the units that decide it and, for a contradiction, the
-    value the knowledge base holds. Amounts, rates, periods and dates are compared exactly."""
-    body, logged = answers.verify_answer(payload)
-    _log(request, status=200, **logged)
-    return body
+# Each tool of the registry has its endpoint: generated by `answering`, or written out.
+WRITTEN_OUT = {"knowledgeBaseSearch": search}
+for _tool in TOOLS:
+    api.post(
+        _tool.path,
+        response={200: _tool.response} | dict.fromkeys(_tool.errors, ErrorOut),
+        summary=_tool.summary,
+        description=_tool.doc,
+    )(WRITTEN_OUT.get(_tool.name) or answering(_tool))
 
 
 class LoggedAfterSending(HttpResponse):
@@ -367,7 +333,7 @@ def health(request):
 
 @api.get("/tool", auth=None, summary="The knowledgeBaseSearch tool definition for LLM agents")
 def tool(request):
-    return search_tool_definition()
+    return TOOL_BY_NAME["knowledgeBaseSearch"].definition()
 
 
 @api.get(

@@ -1,6 +1,7 @@
 """The MCP server at `/mcp` (Model Context Protocol, streamable HTTP transport), built on the
-official `mcp` SDK: the tools `GET /tools` lists (one definition each, navigator.tools), the
-same answers as the JSON API (navigator.answers), and the recommended assistant prompt.
+official `mcp` SDK: the tools of the one registry `GET /tools` and the JSON API read
+(navigator.tools), each accepting only the fields it publishes, the same answers as the JSON
+API (navigator.answers), and the recommended assistant prompt.
 
 The SDK is asynchronous and Django's views here are not: each process runs one event loop in a
 thread of its own holding the SDK's session manager (stateless, JSON answers), and the view
@@ -17,7 +18,6 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable
 
 import anyio
 import mcp_types as types
@@ -30,33 +30,15 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.responses import NinjaJSONEncoder
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from knowledge.retrieval import SearchError
-from navigator import answers, services
+from navigator import services
 from navigator.api import TOKEN_THROTTLE, TokenAuth, api, refused
 from navigator.assistant import ASSISTANT_PROMPT_VERSION, assistant_prompt
 from navigator.outages import DatabaseUnavailable, database_unavailable_detail
-from navigator.schemas import (
-    AnalysisOut,
-    QuestionIn,
-    SearchIn,
-    SuggestIn,
-    SuggestOut,
-    VerifyIn,
-    VerifyOut,
-)
-from navigator.tools import tool_definitions
+from navigator.tools import TOOL_BY_NAME, tool_definitions
 
-# The tool, the request model its arguments are read into, and the answer it gives.
-# The search's body is SearchOut already (the API sends it unvalidated, for speed); the
-# others pass through their response schema, as the API's do.
-_TOOLS: dict[str, tuple[type[BaseModel], Callable[[BaseModel], tuple[dict, dict]], type | None]] = {
-    "knowledgeBaseSearch": (SearchIn, answers.search_answer, None),
-    "knowledgeBaseAnalyze": (QuestionIn, answers.analyze_answer, AnalysisOut),
-    "knowledgeBaseVerify": (VerifyIn, answers.verify_answer, VerifyOut),
-    "knowledgeBaseSuggest": (SuggestIn, answers.suggest_answer, SuggestOut),
-}
 PROMPT_NAME = "navigator_assistant"
 # Under gunicorn's 30 s worker timeout: a call still running then is answered 504.
 REQUEST_SECONDS = 25
@@ -99,19 +81,19 @@ async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallTool
 
 def _tool_call(name: str, arguments: dict, token) -> types.CallToolResult:
     """The tool's answer, as the JSON API gives it; bad arguments are a tool error naming
-    each field, as the API's 422 does; a search that cannot be answered as asked, a 400; a
-    database out of reach, its cause in words. Logged as the API logs (not when the
-    database is out of reach: the log is in it)."""
+    each field, as the API's 422 does (a field the tool does not publish among them); a
+    search that cannot be answered as asked, a 400; a database out of reach, its cause in
+    words. Logged as the API logs (not when the database is out of reach: the log is in it)."""
     endpoint = f"/mcp/{name}"[:100]
     if token is None:  # the view always sends one; a tool is never answered without it
         return _tool_error("a valid API token is required")
-    if name not in _TOOLS:
-        detail = f"unknown tool {name!r}: use {', '.join(_TOOLS)}"
+    tool = TOOL_BY_NAME.get(name)
+    if tool is None:
+        detail = f"unknown tool {name!r}: use {', '.join(TOOL_BY_NAME)}"
         _log(token, "/mcp", 404, outcome="invalid", error=detail)
         return _tool_error(detail)
-    model, answer, shape = _TOOLS[name]
     try:
-        payload = model.model_validate(arguments)
+        payload = tool.arguments(arguments)
     except ValidationError as error:
         detail = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in error.errors()
@@ -119,7 +101,7 @@ def _tool_call(name: str, arguments: dict, token) -> types.CallToolResult:
         _log(token, endpoint, 422, outcome="invalid", error=detail)
         return _tool_error(f"invalid arguments: {detail}")
     try:
-        body, logged = answer(payload)
+        body, logged = tool.answer(payload)
     except SearchError as error:
         _log(token, endpoint, 400, outcome="invalid", error=str(error))
         return _tool_error(str(error))
@@ -130,8 +112,8 @@ def _tool_call(name: str, arguments: dict, token) -> types.CallToolResult:
         _log(token, endpoint, 500, outcome="invalid", error="internal error")
         return _tool_error("the tool failed on the server; the failure is logged")
     _log(token, endpoint, 200, **logged)
-    if shape is not None:  # as the API's response schema passes it: its fields, its defaults
-        body = shape.model_validate(body).model_dump(mode="json")
+    if not tool.built_exact:  # as the API's response schema passes it: its fields, its defaults
+        body = tool.response.model_validate(body).model_dump(mode="json")
     text = json.dumps(body, cls=NinjaJSONEncoder)  # as the JSON API writes it
     return types.CallToolResult(
         content=[types.TextContent(text=text)], structured_content=json.loads(text)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from django.db.models import Case, CharField, Exists, OuterRef, Q, QuerySet, Value, When
+from django.utils import timezone
 
 
 class TemporalStatus(StrEnum):
@@ -218,3 +219,8 @@ def served_sql(*, table: str, day: str) -> str:
 def _status_in_sql(statuses, *, table: str, day: str) -> str:
     values = ", ".join(f"'{status.value}'" for status in statuses)
     return f"\n    AND {status_sql(table=table, day=day)} IN ({values})"
+
+
+def as_of_or_today(as_of: dt.date | None) -> dt.date:
+    """The day an answer holds on: the day asked about, else today."""
+    return as_of or timezone.localdate()

@@ -132,7 +132,7 @@ def question_search(
     started = time.perf_counter()
     plan = question_plan(params=params, conversation=conversation, provider=provider)
     if not plan.searches:
-        result = _nothing_to_look_up(plan.params, today=timezone.localdate())
+        result = _nothing_to_look_up(plan.params)
         result.timings_ms = {"analysis": plan.milliseconds, "total": _ms(started)}
         return QuestionResult(result, plan)
     step = time.perf_counter()
@@ -281,7 +281,7 @@ def _with_date(
     return params.model_copy(update={"as_of": mention.day}), mention.as_json()
 
 
-def _nothing_to_look_up(params: SearchParams, *, today: dt.date) -> SearchResult:
+def _nothing_to_look_up(params: SearchParams) -> SearchResult:
     thresholds = thresholds_for_model(get_embedder().name)
     return SearchResult(
         outcome="no_match",
@@ -291,7 +291,7 @@ def _nothing_to_look_up(params: SearchParams, *, today: dt.date) -> SearchResult
         context="",
         context_tokens=0,
         timings_ms={},
-        as_of=params.as_of or today,
+        as_of=params.day(),
         mode="none",
         thresholds={name: thresholds[name] for name in ("floor", "quality", "scope")},
     )

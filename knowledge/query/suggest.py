@@ -20,12 +20,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.utils import timezone
 
 from knowledge.band_table import person_on
 from knowledge.domain.fit import profile_fit
 from knowledge.domain.profile import Person, Profile
 from knowledge.domain.questions import LifeEventInfo
+from knowledge.domain.temporal import as_of_or_today
 from knowledge.embeddings import query_vectors
 from knowledge.models import Concept
 from knowledge.query.vocabulary import query_vocabulary
@@ -80,7 +80,7 @@ def profile_suggest(
     *, profile: Profile, as_of: dt.date | None = None, k: int = 10
 ) -> SuggestResult:
     started = time.perf_counter()
-    day = as_of or timezone.localdate()
+    day = as_of_or_today(as_of)
     person = person_on(profile, day)
     events = life_events_for(person, query_vocabulary().life_events)
     narrowed = narrowed_concepts(person, day=day)

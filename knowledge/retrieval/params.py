@@ -1,23 +1,22 @@
 """What a search is asked: one model holding each parameter's bound and meaning once.
 
-The API's request models extend it (adding the conversation), the tool definitions for
-agents are generated from its JSON schema, and the search service trusts what it holds: an
-instance exists only once its values passed these checks. The one check left to the service
-is the one that needs the settings: a floor sent without a quality must not be above the
-embedding model's default quality (and the reverse). Who the user is (`profile`) is the
-domain's request model, knowledge.domain.profile.Profile, which suggestions and verification
-take too.
+The API's request models extend it or share its field types (`AsOf`, `Conversation`), the
+tool definitions for agents are generated from their JSON schema, and the search service
+trusts what it holds: an instance exists only once its values passed these checks. The one
+check left to the service is the one that needs the settings: a floor sent without a quality
+must not be above the embedding model's default quality (and the reverse). Who the user is (`profile`) is the domain's request model,
+knowledge.domain.profile.Profile, which suggestions and verification take too.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
-from django.utils import timezone
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from knowledge.domain.profile import Profile
+from knowledge.domain.temporal import as_of_or_today
 
 MAX_QUERY_CHARS = 2000
 MAX_K = 50
@@ -41,6 +40,64 @@ def sane_day(value: dt.date | None) -> dt.date | None:
     return value
 
 
+AsOf = Annotated[
+    dt.date | None,
+    Field(
+        None,
+        description="The day asked about (YYYY-MM-DD): facts are taken as they stand on it; "
+        "omit for today",
+    ),
+    AfterValidator(sane_day),
+]
+
+MAX_TURNS = 12
+MAX_TURN_CHARS = 2000
+MAX_CONVERSATION_CHARS = 8000
+
+
+class Turn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant"] = Field(..., description="Who said it")
+    content: str = Field(..., min_length=1, description="What was said")
+
+    @field_validator("content")
+    @classmethod
+    def _content_bounded(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must contain words, not only spaces")
+        if len(value) > MAX_TURN_CHARS:
+            raise ValueError(
+                f"is {len(value)} characters: at most {MAX_TURN_CHARS} a turn (shorten or summarise it)"
+            )
+        return storable_text(value)
+
+
+def _conversation_bounded(turns: list[Turn]) -> list[Turn]:
+    if len(turns) > MAX_TURNS:
+        raise ValueError(f"has {len(turns)} turns: send at most the latest {MAX_TURNS}")
+    total = sum(len(turn.content) for turn in turns)
+    if total > MAX_CONVERSATION_CHARS:
+        raise ValueError(
+            f"has {total} characters: at most {MAX_CONVERSATION_CHARS} in all (send the latest turns)"
+        )
+    return turns
+
+
+Conversation = Annotated[
+    list[Turn],
+    Field(
+        default_factory=list,
+        description=(
+            f"The turns before `query`, oldest first, each {{role: user|assistant, content}}: at "
+            f"most {MAX_TURNS} turns and {MAX_CONVERSATION_CHARS} characters in all, so that a "
+            "follow-up ('and for a Junior one?') is understood. Omit for a first question."
+        ),
+    ),
+    AfterValidator(_conversation_bounded),
+]
+
+
 class Question(BaseModel):
     """A user's question and the day its answer should hold on."""
 
@@ -52,8 +109,8 @@ class Question(BaseModel):
         max_length=MAX_QUERY_CHARS,
         description="The user's latest question, in their own words",
     )
-    as_of: dt.date | None = Field(
-        None,
+    # A question's own words may name the day, which other requests' as_of cannot lean on.
+    as_of: AsOf = Field(
         description="Answer as on this date (YYYY-MM-DD); without it, a date named in the "
         "question's words ('in 2018/19', 'last tax year') is used, else today",
     )
@@ -64,11 +121,6 @@ class Question(BaseModel):
         if not value.strip():
             raise ValueError("must contain words, not only spaces")
         return storable_text(value)
-
-    @field_validator("as_of")
-    @classmethod
-    def _as_of_sane(cls, value: dt.date | None) -> dt.date | None:
-        return sane_day(value)
 
     profile: Profile | None = Field(
         None,
@@ -84,7 +136,7 @@ class Question(BaseModel):
 
     def day(self) -> dt.date:
         """The day the answer holds on: `as_of`, else today."""
-        return self.as_of or timezone.localdate()
+        return as_of_or_today(self.as_of)
 
 
 class SearchParams(Question):

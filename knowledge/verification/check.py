@@ -27,11 +27,9 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from django.utils import timezone
-
 from knowledge.domain.fit import profile_fit
 from knowledge.domain.profile import Person
-from knowledge.domain.temporal import TemporalStatus
+from knowledge.domain.temporal import TemporalStatus, as_of_or_today
 from knowledge.models import AtomicUnit
 from knowledge.text.applicability import Applicability
 from knowledge.verification.claims import Claim, Figure, answer_claims
@@ -108,7 +106,7 @@ def answer_verify(
     names no topic of its own ("You can get it for 6 months") leans on. `person`: who the
     answer is for; a claim only other people's facts support is not supported for them."""
     started = time.perf_counter()
-    day = as_of or timezone.localdate()
+    day = as_of_or_today(as_of)
     cited = set(cited_unit_ids)
     claims = answer_claims(answer, before=asked)
     if evidence_of is None:

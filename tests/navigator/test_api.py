@@ -280,7 +280,7 @@ def test_search_answers_exactly_in_its_documented_schema(kb, api):
     """The endpoint sends the presenter's body without ninja validating it again."""
     from ninja.responses import NinjaJSONEncoder
 
-    from navigator.schemas import SearchOut
+    from navigator.schemas.search import SearchOut
 
     body = api.search(query="State Pension weekly amount", include_historical=True).json()
     assert body["concepts"] and body["concepts"][0]["sources"]
@@ -377,7 +377,7 @@ def test_an_experts_sign_off_and_its_revert_reach_the_api(kb, api, expert):
     from django.utils.dateparse import parse_datetime
 
     from curation.services.signoff import unit_signoff, unit_signoff_revert
-    from navigator.schemas import SearchOut
+    from navigator.schemas.search import SearchOut
 
     query = "What is the full new State Pension per week?"
     unit = AtomicUnit.objects.get(value_amount=221.20, unit_type="threshold")

@@ -41,6 +41,7 @@ def test_nothing_in_the_profile_points_to_a_life_stage_for_a_young_adult(kb, api
         ({"profile": {"age": 40}, "k": 21}, "k"),
         ({"profile": {"age": 40, "postcode": "CF10"}}, "profile.postcode"),
         ({"profile": {"age": 40}, "as_of": "1800-01-01"}, "as_of"),
+        ({"profile": {"age": 40}, "postcode": "CF10"}, "postcode"),
     ],
 )
 def test_a_request_it_cannot_use_is_refused_naming_the_field(kb, api, body, field):

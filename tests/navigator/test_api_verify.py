@@ -6,7 +6,7 @@ import pytest
 from knowledge.models import AtomicUnit
 from knowledge.verification.claims import answer_claims, claim_figures
 from navigator.models import QueryLog
-from navigator.schemas import MAX_ANSWER_CHARS
+from navigator.schemas.verify import MAX_ANSWER_CHARS
 from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 
 PENSION = "The full new State Pension is £221.20 a week."
@@ -93,6 +93,14 @@ def test_an_oversize_answer_is_refused_clearly(kb, api):
     assert response.status_code in (413, 422)
     if response.status_code == 422:
         assert f"at most {MAX_ANSWER_CHARS}" in response.json()["detail"]
+
+
+def test_a_field_verify_does_not_take_is_refused_naming_it(kb, api):
+    response = api.post("/verify", {"answer": PENSION, "query": "How much is the State Pension?"})
+    assert response.status_code == 422
+    assert response.json()["fields"] == [
+        {"field": "query", "message": "Extra inputs are not permitted"}
+    ]
 
 
 def test_a_verification_is_logged(kb, api):

@@ -15,9 +15,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from knowledge.models import Source
+from navigator.api import api
 from navigator.assistant import assistant_prompt
 from navigator.models import QueryLog
 from navigator.services import api_token_create, api_token_revoke
+from navigator.tools import TOOLS
 from tests.navigator.conftest import knowledge_base_build
 
 PAGES = ("individual-savings-accounts", "lifetime-isa")
@@ -81,6 +83,60 @@ def test_the_tools_and_the_prompt_are_those_of_get_tools(live_server, live_kb, c
     ] == [tool["function"] for tool in published["tools"]]
     assert [p.name for p in prompts.prompts] == ["navigator_assistant"]
     assert prompt.messages[0].content.text == assistant_prompt() == published["system_prompt"]
+
+
+def test_mcp_get_tools_and_the_json_api_read_one_registry(live_server, transactional_db, client):
+    _, raw = api_token_create(name="agent")
+    listed = calls(live_server.url, raw, lambda mcp: mcp.list_tools()).tools
+    published = client.get("/api/v1/tools").json()["tools"]
+    assert [t.name for t in listed] == [tool.name for tool in TOOLS]
+    assert [
+        {"name": t.name, "description": t.description, "parameters": t.input_schema} for t in listed
+    ] == [definition["function"] for definition in published]
+    assert published == [tool.definition() for tool in TOOLS]
+    for tool in TOOLS:
+        (operation,) = api.default_router.path_operations[tool.path].operations
+        (body,) = operation.models
+        assert body.model_fields["payload"].annotation is tool.request, tool.name
+
+
+def test_a_field_a_tool_does_not_publish_is_refused_by_name(live_server, transactional_db):
+    """As the JSON API refuses an unknown field: token_budget is a field of the search's
+    request model that its tool does not show, shoe_size a field of none, and a turn of the
+    conversation has only role and content."""
+    _, raw = api_token_create(name="agent")
+
+    async def work(mcp):
+        return [
+            await mcp.call_tool("knowledgeBaseSearch", {"query": "ISA", "token_budget": 100}),
+            await mcp.call_tool(
+                "knowledgeBaseVerify", {"answer": "The ISA allowance is £20,000.", "shoe_size": 9}
+            ),
+            await mcp.call_tool(
+                "knowledgeBaseAnalyze",
+                {
+                    "query": "and a Junior one?",
+                    "conversation": [{"role": "user", "content": "ISA?", "name": "Ann"}],
+                },
+            ),
+        ]
+
+    hidden, unknown, in_turn = calls(live_server.url, raw, work)
+    assert hidden.is_error and unknown.is_error and in_turn.is_error
+    assert (
+        hidden.content[0].text == "invalid arguments: token_budget: Extra inputs are not permitted"
+    )
+    assert unknown.content[0].text == "invalid arguments: shoe_size: Extra inputs are not permitted"
+    assert in_turn.content[0].text == (
+        "invalid arguments: conversation.0.name: Extra inputs are not permitted"
+    )
+    rows = QueryLog.objects.filter(status_code=422).order_by("pk")
+    assert [row.endpoint for row in rows] == [
+        "/mcp/knowledgeBaseSearch",
+        "/mcp/knowledgeBaseVerify",
+        "/mcp/knowledgeBaseAnalyze",
+    ]
+    assert "token_budget" in rows[0].error
 
 
 def test_a_search_through_mcp_answers_what_the_json_api_answers(live_server, live_kb, client):

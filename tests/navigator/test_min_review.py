@@ -15,7 +15,7 @@ from curation.services.signoff import unit_signoff
 from knowledge.models import AtomicUnit
 from knowledge.retrieval import SearchParams
 from navigator.models import QueryLog
-from navigator.schemas import SearchOut
+from navigator.schemas.search import SearchOut
 
 PENSION = "What is the full new State Pension per week?"
 ISA = "How much can I save in an ISA each tax year?"

@@ -4,8 +4,8 @@ import sys
 from dataclasses import asdict
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils import timezone
 
+from knowledge.domain.temporal import as_of_or_today
 from knowledge.services.served_check import ServedCheck, served_check
 
 ROWS_SHOWN = 20
@@ -71,9 +71,8 @@ def _counts_line(check: ServedCheck) -> str:
 
 
 def _day(value: str | None) -> dt.date:
-    if value is None:
-        return timezone.localdate()
     try:
-        return dt.date.fromisoformat(value)
+        as_of = None if value is None else dt.date.fromisoformat(value)
     except ValueError:
         raise CommandError(f"--as-of: {value!r} is not a day as YYYY-MM-DD") from None
+    return as_of_or_today(as_of)

@@ -1,0 +1,1 @@
+"""Request and response shapes of the public API (`XIn` / `XOut`), a module per topic."""
