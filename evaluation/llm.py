@@ -118,8 +118,8 @@ def eval_llm_run(
     for judge in ("heuristic", "openai"):
         with override_settings(CLAIM_JUDGE_PROVIDER=judge):
             step(
-                f"eval_verify --cv ({'rules' if judge == 'heuristic' else 'model judge'})",
-                lambda: _json_command("eval_verify", inputs.verify_cases, "--cv", err=err),
+                f"eval_verify ({'rules' if judge == 'heuristic' else 'model judge'})",
+                lambda: _json_command("eval_verify", inputs.verify_cases, err=err),
             )
     step(
         "eval_tool_calls (heuristic router)",
@@ -294,9 +294,9 @@ def report_write(steps: list[Step], inputs: Inputs, *, out: Path, models: dict) 
             _RETRIEVAL,
         ),
         *_side_by_side(
-            "Claim verification (`eval_verify --cv`)",
+            "Claim verification (`eval_verify`)",
             ("rules", "model judge"),
-            [by_name.get(f"eval_verify --cv ({j})", {}) for j in ("rules", "model judge")],
+            [by_name.get(f"eval_verify ({j})", {}) for j in ("rules", "model judge")],
             _VERIFY,
         ),
         *_side_by_side(

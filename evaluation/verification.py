@@ -6,7 +6,6 @@ claims, the confusion matrix, and the latency of verifying each answer."""
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date
@@ -15,10 +14,18 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evaluation.retrieval import latency_summary
+from knowledge.band_table import person_on
+from knowledge.domain.profile import Profile
 from knowledge.validation import first_error
-from knowledge.verification.check import Thresholds, Verification, answer_verify
-from knowledge.verification.evidence import claim_evidence
-from knowledge.verification.judge import RememberingJudge
+from knowledge.verification.check import (
+    Prepared,
+    Verification,
+    answer_verify,
+    claims_prepared,
+    verdicts_read,
+)
+from knowledge.verification.claims import answer_claims
+from knowledge.verification.evidence import claims_evidence
 
 VERDICTS = ("supported", "contradicted", "unsupported")
 
@@ -31,6 +38,8 @@ class GoldPage(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     url: str
+    span: str = ""
+    part_url: str | None = None
 
 
 class GoldClaim(BaseModel):
@@ -39,6 +48,7 @@ class GoldClaim(BaseModel):
     text: str
     verdict: str
     gold: tuple[GoldPage, ...] = ()
+    note: str = ""
 
 
 class VerifyCase(BaseModel):
@@ -48,6 +58,9 @@ class VerifyCase(BaseModel):
     answer: str
     as_of: date | None = None
     claims: tuple[GoldClaim, ...]
+    # Who the answer is for (our own labelled claims carry it where the verdict depends on
+    # the person); checked as the API's request model checks it.
+    profile: dict | None = None
 
 
 @dataclass
@@ -81,11 +94,64 @@ def verification_warm() -> None:
     answer_verify(answer=WARM_UP_ANSWER)
 
 
-def evaluate_case(case: VerifyCase, *, judge=None) -> CaseResult:
+def cases_prepared(cases: list[VerifyCase], *, evidence_of=None) -> dict[str, list[Prepared]]:
+    """Each case's claims with their candidates and aboutness signals, read once."""
+    evidence_of = evidence_of or remembered_evidence()
+    return {
+        case.id: claims_prepared(
+            answer=case.answer, as_of=case.as_of, evidence_of=evidence_of(case)
+        )
+        for case in cases
+    }
+
+
+def case_read(case: VerifyCase, prepared: list[Prepared], reader, *, judge=None) -> CaseResult:
+    """A prepared case's verdicts under one reading, scored."""
+    verdicts = verdicts_read(prepared, reader=reader, person=case_person(case), judge=judge)
+    return score_case(case, Verification(verdicts, case.as_of or date.today(), 0.0))
+
+
+def evaluate_case(case: VerifyCase, *, judge=None, reader=None, evidence_of=None) -> CaseResult:
     """The case verified as the API verifies an answer (its `milliseconds` time that alone,
-    not the scoring), then scored."""
-    found = answer_verify(answer=case.answer, as_of=case.as_of, judge=judge)
+    not the scoring), then scored. `reader`: the aboutness reading (the served one when
+    None); `evidence_of`: remembered candidates (`remembered_evidence`)."""
+    found = answer_verify(
+        answer=case.answer,
+        as_of=case.as_of,
+        judge=judge,
+        person=case_person(case),
+        reader=reader,
+        evidence_of=None if evidence_of is None else evidence_of(case),
+    )
     return score_case(case, found)
+
+
+def case_person(case: VerifyCase):
+    """The person the case's profile describes, as the API reads a profile."""
+    if case.profile is None:
+        return None
+    day = case.as_of or date.today()
+    return person_on(Profile.model_validate(case.profile), day)
+
+
+def remembered_evidence():
+    """Each case's candidates searched once (the readings vary, the candidates do not):
+    `evidence_of(case)` gives the `evidence_of(claim, day)` answer_verify takes."""
+    memo: dict[str, dict] = {}
+
+    def evidence_of(case: VerifyCase):
+        if case.id not in memo:
+            claims = answer_claims(case.answer)
+            day = case.as_of or date.today()
+            found = claims_evidence(claims, day, answer=case.answer)
+            memo[case.id] = {(c.start, c.end): e for c, e in zip(claims, found, strict=True)}
+
+        def of_claim(claim, day):
+            return memo[case.id][(claim.start, claim.end)]
+
+        return of_claim
+
+    return evidence_of
 
 
 def score_case(case: VerifyCase, found: Verification) -> CaseResult:
@@ -141,81 +207,8 @@ def _share(flags: list[bool]) -> float | None:
     return round(sum(flags) / len(flags), 4) if flags else None
 
 
-# --- thresholds by cross-validation ------------------------------------------------------------
-
-GRID = {
-    "figure_topic": (0.35, 0.45, 0.55, 0.65),
-    "differs_topic": (0.5, 0.6, 0.7, 0.8),
-    "meaning": (0.6, 0.7, 0.8),
-    "topic_margin": (0.0, 0.05, 1.0),
-}
-FOLDS = 5
-
-
-def remembering_evidence():
-    """`claim_evidence` that searches each (claim, day) once: the thresholds vary, the
-    evidence does not."""
-    memo: dict = {}
-
-    def evidence_of(claim, day):
-        key = (claim.context, claim.text, day)
-        if key not in memo:
-            memo[key] = claim_evidence(claim, day)
-        return memo[key]
-
-    return evidence_of
-
-
 def case_group(case: VerifyCase) -> str:
-    """An answer's first gold page, which keeps the answers about it on one side of a split."""
+    """An answer's first gold page, which keeps the answers about it on one side of a split
+    (an answer with none is a group of its own)."""
     urls = [page.url for claim in case.claims for page in claim.gold]
     return urls[0] if urls else f"case:{case.id}"
-
-
-def cross_validate_thresholds(cases: list[VerifyCase], *, judge=None) -> dict:
-    """Held-out figures with the thresholds chosen on the other folds, folds grouped by the
-    first gold page of each answer. The choice weighs verdict accuracy and contradicted
-    recall equally: a wrong amount passed as supported is the failure that matters most.
-    The latency is that of each answer verified as the API does it, before the thresholds
-    are varied over remembered evidence."""
-    from sklearn.model_selection import GroupKFold
-
-    judge = RememberingJudge(judge) if judge is not None else None
-    latency = verification_latency([evaluate_case(case, judge=judge) for case in cases])
-    evidence_of = remembering_evidence()
-    grid = [Thresholds(*values) for values in itertools.product(*GRID.values())]
-    results = {
-        t: [
-            score_case(
-                c,
-                answer_verify(
-                    answer=c.answer,
-                    as_of=c.as_of,
-                    thresholds=t,
-                    evidence_of=evidence_of,
-                    judge=judge,
-                ),
-            )
-            for c in cases
-        ]
-        for t in grid
-    }
-    held_out: list[CaseResult | None] = [None] * len(cases)
-    chosen = []
-    groups = [case_group(case) for case in cases]
-    for train, test in GroupKFold(n_splits=FOLDS).split(cases, groups=groups):
-        best = max(grid, key=lambda t: _objective([results[t][i] for i in train]))
-        chosen.append(best)
-        for i in test:
-            held_out[i] = results[best][i]
-    report = summarise_verification(held_out) | {"latency_ms": latency}
-    report["thresholds_chosen"] = [vars(t) for t in chosen]
-    report["best_on_all"] = vars(max(grid, key=lambda t: _objective(results[t])))
-    return report
-
-
-def _objective(results: list[CaseResult]) -> float:
-    pairs = [pair for r in results for pair in r.pairs]
-    accuracy = sum(want == got for want, got, _ in pairs) / len(pairs)
-    contradicted = [got == "contradicted" for want, got, _ in pairs if want == "contradicted"]
-    return accuracy + (sum(contradicted) / len(contradicted) if contradicted else 0.0)

@@ -385,6 +385,31 @@ def nearest_units(
     return [(row[0], row[1], float(row[2])) for row in _rows(sql, params, ef_search=ef_search)]
 
 
+def nearest_units_each(vectors, *, floor: float, limit: int) -> list[list[int]]:
+    """The ids of the live units nearest each of `vectors` (of every date), at or above
+    `floor`, among the `limit` nearest each: one statement for them all, each part answered
+    by the HNSW index."""
+    if not vectors:
+        return []
+    parts, params = [], {"floor": floor, "limit": limit}
+    for index, vector in enumerate(vectors):
+        params[f"q{index}"] = vector_literal(vector)
+        parts.append(
+            f"""(SELECT {index:d} AS part, id, distance FROM (
+                SELECT u.id, u.embedding <=> %(q{index:d})s::vector AS distance
+                FROM knowledge_atomicunit u JOIN knowledge_concept c ON c.id = u.concept_id
+                WHERE u.embedding IS NOT NULL AND {unit_filters([], None)}
+                ORDER BY u.embedding <=> %(q{index:d})s::vector
+                LIMIT %(limit)s
+            ) nearest WHERE distance <= 1 - %(floor)s)"""
+        )
+    found: list[list[int]] = [[] for _ in vectors]
+    sql = " UNION ALL ".join(parts) + " ORDER BY part, distance"
+    for part, unit_id, _ in _rows(sql, params, ef_search=unit_ef_search()):
+        found[part].append(unit_id)
+    return found
+
+
 def text_matches(
     query: str, *, limit: int, category_ids, day, reviewed_only: bool = False
 ) -> list[tuple[int, int, float]]:

@@ -138,6 +138,29 @@ def ages_read(text: str) -> tuple[int | None, int | None, str]:
     return (low or None), high, pension
 
 
+def age_bounds(clause: str) -> tuple[int | None, int | None] | None:
+    """The ages one clause bounds, inclusive, whoever's they are ("18 or over but under 40 for
+    a Lifetime ISA" is (18, 39); "aged 18 to 49" (18, 49); "under 16" (None, 15)); None when
+    it bounds none. As `ages_read` reads them, so that a claim and a unit agree on a bound."""
+    low = high = None
+    found = False
+    for match in _AGE_RANGE.finditer(clause):
+        found = True
+        low, high = max(low or 0, int(match.group(1))), _lower(high, int(match.group(2)))
+    for match in _AGE_MIN.finditer(clause):
+        if _AGE_RANGE.search(clause[max(0, match.start() - 8) : match.end()]):
+            continue
+        found = True
+        over = match.group(2) is not None
+        low = max(low or 0, int(next(g for g in match.groups() if g)) + over)
+    for match in _AGE_MAX.finditer(clause):
+        found = True
+        number = int(next(g for g in match.groups() if g))
+        strictly = match.group(0).lower().startswith(("under", "aged under", "younger"))
+        high = _lower(high, number - 1 if strictly else number)
+    return (low, high) if found else None
+
+
 def _lower(held: int | None, new: int) -> int:
     return new if held is None else min(held, new)
 

@@ -71,11 +71,16 @@ class DateMention:
         return {"date": self.day.isoformat(), "phrase": self.phrase or None, "reason": self.reason}
 
 
-def date_in_words(text: str, *, today: dt.date) -> DateMention | None:
+def date_in_words(
+    text: str, *, today: dt.date, kinds: tuple[str, ...] | None = None
+) -> DateMention | None:
     """The first date the words ask about, the most precise reading first; None when they
-    name none."""
+    name none. `kinds`: only these readings ("span" for "2023-24", "relative" for "last tax
+    year", …)."""
     found = []
     for kind, pattern in _PATTERNS:
+        if kinds is not None and kind not in kinds:
+            continue
         for match in pattern.finditer(text):
             if _ABOUT_BIRTH.search(text[max(0, match.start() - 20) : match.start()]):
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 STOPWORDS = frozenset(
     ("a", "an", "and", "are", "as", "at", "be", "by", "can", "for", "from", "has", "have", "if",
@@ -45,4 +46,15 @@ def spelled_out(acronym: str, text: str) -> bool:
     wanted = acronym.lower()
     return len(wanted) >= 2 and any(
         wanted in "".join(word[0].lower() for word in name.split()) for name in _NAME.findall(text)
+    )
+
+
+@lru_cache(maxsize=8192)
+def word_stems(text: str) -> frozenset[str]:
+    """The content words of a text, each cut to its first five letters (allowance,
+    allowances), stop words, short words and numbers out."""
+    return frozenset(
+        word[:5]
+        for word in re.findall(r"[a-z]+", text.lower())
+        if word not in STOPWORDS and len(word) > 2
     )

@@ -1,90 +1,89 @@
-"""Each claim of an answer checked against the units: figures exactly (amount, unit, period,
-the date asked about), statements without figures by meaning. A rule-based checker; the
-thresholds below are similarities of MiniLM vectors (`eval_verify --cv` fits them).
+"""Each claim of an answer checked against the knowledge base, in parts, each measured on its
+own (`manage.py eval_verify --parts`):
+
+1. candidates (knowledge.verification.evidence): the claim searched as the question it
+   answers, plus the units stating its figures;
+2. aboutness (knowledge.verification.aboutness): which candidates are about the same
+   quantity — subject, measure, person — with the figures out of the reckoning;
+3. comparison (knowledge.verification.compare): the claim's figure against those units'
+   exactly (amount, period, age bounds);
+4. holdings (knowledge.verification.holdings): what is held when nothing is in force on the
+   day the claim speaks of (the answer's `as_of`, or a year its sentence names).
 
 Verdicts and reasons:
-- supported: `value_matches` (a unit in force on the day states the figure; or the newest
-  unit held, whose period ended before the day with nothing newer known: then with a
-  `caveat` naming that period), `meaning_matches`;
-- contradicted: `value_differs` (a unit on the same topic, in force, states another figure of
-  the same kind about the same thing: a word next to its figure is next to the claim's),
-  `different_period` (the figure, but per week where the claim says month),
-  `not_in_force_on_date` (the figure belongs to another year's unit), `meaning_differs` (a
-  unit that says what the claim says, but one of the two denies it: "cannot" for "can");
-- unsupported: `no_fact_found`, `wrong_fact_cited` (the figure is right, but none of the
-  units the assistant cited states it), `not_for_this_profile` (with a profile: every unit
-  that supports it is for other people, the explanation says whom).
-
-Whether a unit states a claim's figure, and about what, is knowledge.verification.unit_figures;
-this module decides the verdict from those readings, the units' dates and the thresholds.
+- supported: `value_matches` (a unit about the quantity, in force on the day, states the
+  figure; or the newest unit held, whose period has ended, with a `caveat` naming it),
+  `meaning_matches`, `fits_this_person` (with a profile: the rule that decides it lets them);
+- contradicted: `value_differs` (a unit about the quantity, in force, states another figure;
+  past the newest period only a figure held unchanged for years, with a caveat),
+  `not_in_force_on_date` (past the newest period held, the claim's figure is an earlier
+  period's: a later one is held),
+  `different_period` (the figure, but a week where the claim says a month), `meaning_differs`
+  (a unit that says what the claim says, but one of the two denies it: "cannot" for "can"),
+  `not_for_this_person` (with a profile: the rule that decides it leaves them out);
+- unsupported: `no_fact_found`, `not_held` (the knowledge base holds the quantity for other
+  periods only: the explanation names them), `wrong_fact_cited` (the figure is right, but none
+  of the units the assistant cited states it), `not_for_this_profile` (every unit that
+  supports it is for other people, the explanation says whom).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from knowledge.domain.fit import profile_fit
 from knowledge.domain.profile import Person
 from knowledge.domain.temporal import TemporalStatus, as_of_or_today
-from knowledge.models import AtomicUnit
-from knowledge.text.applicability import Applicability
-from knowledge.verification.claims import Claim, Figure, answer_claims
-from knowledge.verification.evidence import Evidence, claims_evidence
+from knowledge.text.question_dates import date_in_words
+from knowledge.verification.aboutness import (
+    Cuts,
+    Reader,
+    about_features,
+    about_scored,
+    claim_topic,
+    served_reader,
+)
+from knowledge.verification.claims import SENTENCE, Claim, Figure, answer_claims
+from knowledge.verification.compare import (
+    DIFFERS,
+    NOT_COMPARABLE,
+    OTHER_PERIOD,
+    SAME,
+    figure_compared,
+)
+from knowledge.verification.evidence import Evidence, claims_evidence, status_on
+from knowledge.verification.holdings import (
+    held_periods,
+    newest,
+    past_newest,
+    spoken,
+    stable,
+)
 from knowledge.verification.judge import judged
-from knowledge.verification.unit_figures import (
-    figure_context,
-    other_figure,
-    printed_for_another_year,
-    states_figure,
-    states_figure_beside,
-    unit_period,
+from knowledge.verification.person import for_person, verdict_for_person
+from knowledge.verification.verdicts import (
+    ClaimVerdict,
+    Verification,
+    denies,
+    outdated_caveat,
 )
 
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Similarities of a claim to a unit (chosen by eval_verify --cv, folds grouped by page)."""
-
-    figure_topic: float = 0.55  # a unit stating the claim's figure is about the claim
-    differs_topic: float = 0.50  # a unit stating another figure of that kind is on its topic
-    meaning: float = 0.60  # a unit says what a claim without figures says
-    # A figure is compared with the units of the concepts nearest the claim: those within
-    # this much of the nearest unit's similarity (1 compares with every unit found).
-    topic_margin: float = 1.0
-
-
-THRESHOLDS = Thresholds()
+UNCONFIRMED = "unconfirmed"
 
 
 @dataclass
-class ClaimVerdict:
+class Prepared:
+    """A claim with what its verdict is read from: its candidates, their aboutness signals
+    and the day it speaks of. Prepared once, a claim's verdict can be read again with other
+    readings (an evaluation varies them)."""
+
     claim: Claim
-    verdict: str
-    reason: str
-    evidence: list[Evidence] = field(default_factory=list)
-    knowledge_base_value: str | None = None
-    checked_by: str = "rules"  # or "model:<name>" for a claim a chat model judged
-    explanation: str = ""  # a model's one sentence on its verdict
-    fallback: str = ""  # why a model's judgement was asked for and not used
-    # Supported by the newest figure held, whose period has ended: which period that was.
-    caveat: str = ""
-
-
-@dataclass
-class Verification:
-    claims: list[ClaimVerdict]
-    as_of: dt.date
-    milliseconds: float
-
-    @property
-    def support_score(self) -> float | None:
-        if not self.claims:
-            return None
-        return round(sum(c.verdict == "supported" for c in self.claims) / len(self.claims), 4)
+    evidence: list[Evidence]
+    features: list[dict[str, float]]
+    day: dt.date
+    dated: bool
 
 
 def answer_verify(
@@ -92,77 +91,122 @@ def answer_verify(
     answer: str,
     as_of: dt.date | None = None,
     cited_unit_ids=(),
-    thresholds: Thresholds = THRESHOLDS,
     evidence_of=None,
     judge=None,
     asked: str = "",
     person: Person | None = None,
+    reader: Reader | None = None,
 ) -> Verification:
     """`evidence_of(claim, day)`: the units a claim is checked against (by default the
-    answer's claims are searched together, `claims_evidence`; an evaluation passes a memo so
-    that thresholds can be varied cheaply).
+    answer's claims are searched together, `claims_evidence`; an evaluation passes a memo).
     `judge`: a provider that judges claims without figures (`judge.claim_judge()`); None
     leaves them to the rules. `asked`: the question answered, which a first sentence that
-    names no topic of its own ("You can get it for 6 months") leans on. `person`: who the
-    answer is for; a claim only other people's facts support is not supported for them."""
+    names no topic of its own leans on. `person`: who the answer is for. `reader`: how
+    aboutness is read (by default the one cross-validation chose)."""
     started = time.perf_counter()
-    day = as_of_or_today(as_of)
-    cited = set(cited_unit_ids)
+    prepared = claims_prepared(answer=answer, as_of=as_of, asked=asked, evidence_of=evidence_of)
+    verdicts = verdicts_read(
+        prepared,
+        reader=reader or served_reader(),
+        cited=set(cited_unit_ids),
+        person=person,
+        judge=judge,
+    )
+    return Verification(
+        verdicts, as_of_or_today(as_of), round((time.perf_counter() - started) * 1000, 2)
+    )
+
+
+def claims_prepared(
+    *, answer: str, as_of: dt.date | None = None, asked: str = "", evidence_of=None
+) -> list[Prepared]:
+    today = as_of_or_today(as_of)
     claims = answer_claims(answer, before=asked)
     if evidence_of is None:
-        evidences = claims_evidence(claims, day)
+        evidences = claims_evidence(claims, today, answer=answer, asked=asked)
     else:
-        evidences = [evidence_of(claim, day) for claim in claims]
-    verdicts = []
+        evidences = [evidence_of(claim, today) for claim in claims]
+    prepared = []
     for claim, evidence in zip(claims, evidences, strict=True):
+        topic = claim_topic(claim, evidence, before=f"{asked} {answer[: claim.sentence_start]}")
+        features = [about_features(claim, found, topic) for found in evidence]
+        day, named = _claim_day(claim, answer, today)
+        if day != today:
+            evidence = [
+                dataclasses.replace(e, temporal_status=status_on(e.unit, day)) for e in evidence
+            ]
+        prepared.append(Prepared(claim, evidence, features, day, as_of is not None or named))
+    return prepared
+
+
+def verdicts_read(
+    prepared: list[Prepared],
+    *,
+    reader: Reader,
+    cited: set[int] = frozenset(),
+    person: Person | None = None,
+    judge=None,
+) -> list[ClaimVerdict]:
+    verdicts = []
+    for item in prepared:
+        about = about_scored(item.evidence, item.features, reader)
         verdict = claim_verify(
-            claim, evidence, cited=cited, thresholds=thresholds, day=day, dated=as_of is not None
+            item.claim,
+            about,
+            item.evidence,
+            cuts=reader.cuts,
+            cited=cited,
+            day=item.day,
+            dated=item.dated,
+            person=person,
         )
-        if judge is not None and not claim.figures:
-            verdict = judged(verdict, evidence, day=day, judge=judge)
+        if judge is not None and not item.claim.figures and verdict.reason != "not_for_this_person":
+            verdict = judged(verdict, item.evidence, day=item.day, judge=judge)
         if person is not None:
             verdict = verdict_for_person(verdict, person)
         verdicts.append(verdict)
-    return Verification(verdicts, day, round((time.perf_counter() - started) * 1000, 2))
+    return verdicts
 
 
-def verdict_for_person(verdict: ClaimVerdict, person: Person) -> ClaimVerdict:
-    """A supported claim whose supporting units are all for other people (another nation,
-    age, income, circumstance) is unsupported for this person, saying whom they are for."""
-    if verdict.verdict != "supported" or not verdict.evidence:
-        return verdict
-    fits = [
-        profile_fit(Applicability.from_json(e.unit.applicability), person) for e in verdict.evidence
-    ]
-    if not all(fit.applies is False for fit in fits):
-        return verdict
-    return dataclasses.replace(
-        verdict,
-        verdict="unsupported",
-        reason="not_for_this_profile",
-        explanation=f"The facts that state it are {fits[0].reason}.",
+def _claim_day(claim: Claim, answer: str, today: dt.date) -> tuple[dt.date, bool]:
+    """The day a claim speaks of: a year its sentence names, else the answer's."""
+    sentence = next(
+        (m.group() for m in SENTENCE.finditer(answer) if m.start() <= claim.start < m.end()),
+        claim.text,
     )
+    # Only a year the sentence speaks of ("in 2023-24", "last tax year") is its day: a date
+    # in a rule ("if your partner died before 6 April 2017") is part of what it says.
+    mention = date_in_words(sentence, today=today, kinds=("span", "relative"))
+    return (mention.day, True) if mention else (today, False)
 
 
 def claim_verify(
     claim: Claim,
-    evidence,
+    about: list[Evidence],
+    evidence: list[Evidence],
     *,
+    cuts: Cuts,
     cited: set[int],
-    thresholds: Thresholds,
-    day: dt.date | None = None,
+    day: dt.date,
     dated: bool = True,
+    person: Person | None = None,
 ) -> ClaimVerdict:
-    """`day`: the day the claim is about (a figure a unit prints for another year's span is
-    not in force on it); None skips that reading. `dated`: the answer was sent with the day it
-    is about; a claim sent without one is about now."""
+    """`about`: the candidates about the claim's quantity, most about first; `evidence`: all
+    of them; `cuts`: how much about a unit must be to support, contradict or decide by
+    meaning. `dated`: the claim speaks of a given day; one that does not is about now."""
+    if person is not None:
+        # Whether this person can get it is decided by the rule about them, figures or not
+        # ("Yes, you can open a Lifetime ISA and pay in £4,000": at 45, they cannot).
+        decided = for_person(claim, [e for e in about if e.about >= cuts.about], person, day)
+        if decided is not None and (decided.verdict == "contradicted" or not claim.figures):
+            return decided
     if not claim.figures:
-        return _by_meaning(claim, evidence, thresholds)
+        return _by_meaning(claim, [e for e in about if e.about >= cuts.meaning], evidence)
     verdicts = [
         _figure_verdict(
-            claim, figure, evidence, cited=cited, thresholds=thresholds, day=day, dated=dated
+            claim, figure, about, evidence, cuts=cuts, cited=cited, day=day, dated=dated
         )
-        for figure in claim.figures
+        for figure in _compared_figures(claim)
     ]
     for verdict in verdicts:
         if verdict.verdict == "contradicted":
@@ -172,138 +216,137 @@ def claim_verify(
     return next(v for v in verdicts if v.verdict == "unsupported")
 
 
-def _by_meaning(claim: Claim, evidence: list[Evidence], thresholds: Thresholds) -> ClaimVerdict:
-    """A unit in force close enough in meaning supports the claim, unless one of the two
-    denies what the other says ("You cannot have a Junior ISA as well as a Child Trust Fund"
-    against "can keep both"): vectors of a sentence and its denial sit close together."""
-    in_force = [e for e in evidence if e.temporal_status == "current"]
-    if in_force and in_force[0].similarity >= thresholds.meaning:
-        if _denies(claim.text) != _denies(in_force[0].unit.text):
-            return ClaimVerdict(
-                claim, "contradicted", "meaning_differs", in_force[:1], in_force[0].unit.text[:200]
-            )
-        return ClaimVerdict(claim, "supported", "meaning_matches", in_force[:1])
-    return ClaimVerdict(claim, "unsupported", "no_fact_found", in_force[:1])
-
-
-_DENIAL = re.compile(
-    r"\b(?:not|cannot|can't|won't|don't|doesn't|isn't|aren't|never|no longer|neither|nor)\b",
-    re.I,
-)
-
-
-def _denies(text: str) -> bool:
-    return bool(_DENIAL.search(text))
+def _compared_figures(claim: Claim) -> list[Figure]:
+    """The figures the claim states: its amounts and rates, with the ages beside them as
+    whom they are for ("18 to 20-year-olds get £10.00"); a claim of ages alone states its
+    bounds, compared once ("for people aged 18 to 49")."""
+    others = [f for f in claim.figures if f.unit != "age"]
+    return others or [f for f in claim.figures if f.unit == "age"][:1]
 
 
 def _figure_verdict(
-    claim,
+    claim: Claim,
     figure: Figure,
-    evidence,
+    about: list[Evidence],
+    evidence: list[Evidence],
     *,
-    cited,
-    thresholds: Thresholds,
-    day: dt.date | None,
-    dated: bool = True,
+    cuts: Cuts,
+    cited: set[int],
+    day: dt.date,
+    dated: bool,
 ) -> ClaimVerdict:
-    evidence = _on_topic(evidence, thresholds.topic_margin)
-    # A unit its page no longer states (unconfirmed) neither supports a figure nor dates it.
-    # Further from the claim, a unit states its figure only about the same thing (a word
-    # beside the figure is beside the claim's), as a contradicting figure must.
-    near_claim = figure_context(claim.text, figure.start, figure.end)
-    stating = [
-        e
-        for e in evidence
-        if e.temporal_status != "unconfirmed"
-        and states_figure(e.unit, figure)
-        and (
-            e.similarity >= thresholds.figure_topic
-            or (
-                e.similarity >= thresholds.differs_topic
-                and states_figure_beside(e.unit, figure, near_claim)
-            )
-        )
+    compared = [
+        (e, comparison)
+        for e in about
+        if e.temporal_status != UNCONFIRMED
+        and e.about >= cuts.about
+        and (comparison := figure_compared(claim, figure, e.unit, day)).relation != NOT_COMPARABLE
     ]
-    in_force = [
-        e
-        for e in stating
-        if e.temporal_status == "current" and not printed_for_another_year(e.unit.text, figure, day)
-    ]
+    if not compared:
+        return ClaimVerdict(claim, "unsupported", "no_fact_found", (about or evidence)[:1])
+    in_force = [(e, c) for e, c in compared if e.temporal_status == TemporalStatus.CURRENT]
     if in_force:
-        best = in_force[0]
-        period = unit_period(best.unit, figure)
-        if figure.period and period and period != figure.period:
-            value = f"{figure.printed} a {period.replace('_', ' ')}"
-            return ClaimVerdict(claim, "contradicted", "different_period", [best], value)
-        if cited and not any(e.unit.pk in cited for e in in_force):
-            return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", [best])
-        return ClaimVerdict(claim, "supported", "value_matches", [best])
-    other = other_figure(claim, figure, evidence)
-    if dated:
-        # About a given day after the newest period held, an older year's figure does not
-        # say what held then (figures change each year): it cannot contradict the claim. A
-        # claim about now is checked against the newest figure held.
-        other = [e for e in other if e.temporal_status != TemporalStatus.OUTDATED]
-    # Past the newest period held nothing newer is known: the claim states the best
-    # knowledge there is, said to be that period's (unless a unit in force says otherwise).
-    newest = [e for e in stating if e.temporal_status == TemporalStatus.OUTDATED]
-    # Only a unit of the same fact (its concept) in force with another figure says otherwise:
-    # another concept's figure near the claim is another fact.
-    facts = {e.unit.concept_id for e in newest}
-    in_force_other = [
-        e
-        for e in other
-        if e.temporal_status == TemporalStatus.CURRENT and e.unit.concept_id in facts
-    ]
-    if newest and not (in_force_other and in_force_other[0].similarity >= thresholds.differs_topic):
-        best = newest[0]
-        if cited and not any(e.unit.pk in cited for e in newest):
-            return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", [best])
-        verdict = ClaimVerdict(claim, "supported", "value_matches", [best])
-        verdict.caveat = outdated_caveat(best.unit)
-        return verdict
-    if stating:
-        reason = "not_in_force_on_date"
-        return ClaimVerdict(
-            claim, "contradicted", reason, [*stating[:1], *other[:1]], _shown(other)
-        )
-    if other and other[0].similarity >= thresholds.differs_topic:
-        return ClaimVerdict(claim, "contradicted", "value_differs", other[:1], _shown(other))
-    return ClaimVerdict(claim, "unsupported", "no_fact_found", evidence[:1])
+        # The unit most about the claim decides, unless one nearly as much about it states
+        # the claim's figure (two rows of one table, the claim's and its neighbour's).
+        best, comparison = in_force[0]
+        same = [
+            e for e, c in in_force if c.relation == SAME and e.about >= best.about - cuts.margin
+        ]
+        if same:
+            if cited and not any(e.unit.pk in cited for e in same):
+                return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", same[:1])
+            return ClaimVerdict(claim, "supported", "value_matches", same[:1])
+        if comparison.relation == OTHER_PERIOD:
+            return ClaimVerdict(claim, "contradicted", "different_period", [best], comparison.shown)
+        # The claim's figure is another period's (last year's rate stated for this year).
+        another = [e for e, c in compared if c.relation == SAME and e not in same]
+        if another:
+            return ClaimVerdict(
+                claim, "contradicted", "not_in_force_on_date", [best, another[0]], comparison.shown
+            )
+        return ClaimVerdict(claim, "contradicted", "value_differs", [best], comparison.shown)
+    return _past_what_is_held(claim, compared, cited=cited, day=day, dated=dated)
 
 
-def _on_topic(evidence: list[Evidence], margin: float) -> list[Evidence]:
-    """The units of the claim's topic: the concepts of the units nearest the claim (within a
-    small margin of the nearest), so that a figure is compared with the same fact's figures,
-    not with any unit that happens to print the same number."""
-    if not evidence:
-        return evidence
-    best = evidence[0].similarity
-    concepts = {e.unit.concept_id for e in evidence if e.similarity >= best - margin}
-    return [e for e in evidence if e.unit.concept_id in concepts]
-
-
-def outdated_caveat(unit: AtomicUnit) -> str:
-    """The period of the newest figure held, which ended before the day asked about."""
-    start = f"from {_spoken(unit.valid_from)} " if unit.valid_from else ""
-    return (
-        f"the newest figure held is for the period {start}to {_spoken(unit.valid_to)}, which "
-        "has ended; no newer figure is known"
+def _past_what_is_held(claim, compared, *, cited, day, dated) -> ClaimVerdict:
+    """No unit about the quantity is in force on the day: the claim is checked against the
+    newest figure held when the day is past it, and otherwise said to be about a period the
+    knowledge base holds nothing for."""
+    held = [e for e, _ in compared]
+    same = [e for e, c in compared if c.relation == SAME]
+    # What is held is said of the quantity the claim is most about: its concept's figures.
+    concept = held[0].unit.concept_id
+    shown = held_periods(
+        [
+            (e, c.shown or claim_value(claim, e, c))
+            for e, c in compared
+            if e.unit.concept_id == concept
+        ]
     )
-
-
-def _spoken(day: dt.date) -> str:
-    return f"{day.day} {day:%B %Y}"
-
-
-def _shown(evidence: list[Evidence]) -> str | None:
-    if not evidence:
-        return None
-    unit = evidence[0].unit
-    if unit.value_amount is not None:
-        return f"{unit.value_amount.normalize():f} {unit.value_unit}" + (
-            f" a {unit.value_period}"
-            if unit.value_period and unit.value_period != "one_off"
+    if past_newest(held, day):
+        latest = newest(held) or held
+        if any(e in latest for e in same):
+            best = next(e for e in same if e in latest)
+            if cited and best.unit.pk not in cited:
+                return ClaimVerdict(claim, "unsupported", "wrong_fact_cited", [best])
+            verdict = ClaimVerdict(claim, "supported", "value_matches", [best])
+            verdict.caveat = outdated_caveat(best.unit)
+            return verdict
+        differing = [(e, c) for e, c in compared if c.relation == DIFFERS and e in latest]
+        if differing and same:
+            # The claim's figure is an earlier period's, and a later one is held: the claim
+            # is out of date, whatever holds now.
+            best, comparison = differing[0]
+            verdict = ClaimVerdict(
+                claim, "contradicted", "not_in_force_on_date", [best, same[0]], comparison.shown
+            )
+            verdict.caveat = outdated_caveat(best.unit)
+            return verdict
+        if differing:
+            best, comparison = differing[0]
+            run = stable([e for e, c in compared if c.shown == comparison.shown])
+            if run is not None and run[1] >= max(e.unit.valid_to for e in held):
+                verdict = ClaimVerdict(claim, "contradicted", "value_differs", [best])
+                verdict.knowledge_base_value = comparison.shown
+                verdict.caveat = (
+                    f"{comparison.shown} in every period held from {spoken(run[0])} to "
+                    f"{spoken(run[1])}, which has ended; no newer figure is known"
+                )
+                return verdict
+    unit = held[0].unit
+    explanation = (
+        f"The knowledge base holds {shown}; nothing for {spoken(day)}"
+        + (
+            f" (the newest period ended on {spoken(unit.valid_to)})"
+            if past_newest(held, day) and unit.valid_to
             else ""
         )
-    return unit.text[:200]
+        + "."
+    )
+    verdict = ClaimVerdict(claim, "unsupported", "not_held", held[:1])
+    verdict.explanation = explanation
+    if past_newest(held, day) and unit.valid_to:
+        verdict.caveat = outdated_caveat(newest(held)[0].unit if newest(held) else unit)
+    return verdict
+
+
+def claim_value(claim: Claim, evidence: Evidence, comparison) -> str:
+    """The value a unit states for the quantity, when the comparison found it the claim's."""
+    if comparison.relation == SAME:
+        return next((f.printed for f in claim.figures), "")
+    return ""
+
+
+def _by_meaning(claim: Claim, about: list[Evidence], evidence: list[Evidence]) -> ClaimVerdict:
+    """A unit in force about what the claim says supports it, unless one of the two denies
+    what the other says ("You cannot have a Junior ISA as well as a Child Trust Fund" against
+    "can keep both"): vectors of a sentence and its denial sit close together."""
+    in_force = [e for e in about if e.temporal_status == TemporalStatus.CURRENT]
+    if in_force:
+        best = in_force[0]
+        if denies(claim.text) != denies(best.unit.text):
+            return ClaimVerdict(
+                claim, "contradicted", "meaning_differs", [best], best.unit.text[:200]
+            )
+        return ClaimVerdict(claim, "supported", "meaning_matches", [best])
+    return ClaimVerdict(claim, "unsupported", "no_fact_found", (about or evidence)[:1])

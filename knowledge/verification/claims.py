@@ -17,7 +17,7 @@ from decimal import Decimal
 from knowledge.text.amounts import find_amounts, period_in
 from knowledge.text.words import STOPWORDS
 
-_SENTENCE = re.compile(r"(?:[^.!?]|[.!?](?=\d))+(?:[.!?]|$)")
+SENTENCE = re.compile(r"(?:[^.!?]|[.!?](?=\d))+(?:[.!?]|$)")
 _CLAUSE_BREAK = re.compile(
     r",?\s+(?:and|but|while|whereas|followed by)\s+|,\s+or\s+|,\s+|;\s+|\s+[-–—]\s+", re.I
 )
@@ -111,25 +111,35 @@ class Claim:
     # searched with its whole sentence, and a sentence that leans on the one before ("You
     # can get it for 12 months") after that one.
     context: str = ""
+    # Where the claim's sentence starts in the answer: what comes before it is what the
+    # claim follows on from, as a question follows the turns before it.
+    sentence_start: int = 0
 
     def __post_init__(self):
         self.context = self.context or self.text
+
+    @property
+    def searched(self) -> str:
+        """The claim as the question it answers: the words of what it is searched with, its
+        figures taken out ("The ISA allowance is £20,000 a year" → "The ISA allowance is a
+        year"), so that it finds the units about the quantity, whatever value they give."""
+        return masked(self.context)
 
 
 def answer_claims(answer: str, *, before: str = "") -> list[Claim]:
     """`before`: what the answer follows (the question asked), which a first sentence that
     names no topic leans on."""
     claims = []
-    for sentence in _SENTENCE.finditer(answer):
+    for sentence in SENTENCE.finditer(answer):
         said = answer[slice(*_trimmed(answer, *sentence.span()))]
         context = f"{before} {said}" if before and _leans_on_before(said) else said
         for start, end in _clauses(answer, sentence.start(), sentence.end()):
             start, end = _trimmed(answer, start, end)
             text = answer[start:end]
             figures = claim_figures(text)
-            if figures or _substantive(text):
+            if figures or _substantive(text) or _clause_like(text):
                 searched = text if _names_a_topic(text) else context
-                claims.append(Claim(start, end, text, figures, searched))
+                claims.append(Claim(start, end, text, figures, searched, sentence.start()))
         before = said
     return claims
 
@@ -153,7 +163,16 @@ def _clauses(answer: str, start: int, end: int) -> list[tuple[int, int]]:
             continue  # "between £12,571 and £50,270" is one figure's range
         if last == start and _CONDITION.match(left) and match.group().strip() == ",":
             continue  # "If you pay tax at 40%, you claim 20% more": a condition and its rule
-        if claim_figures(left) and claim_figures(right):
+        both_figures = claim_figures(left) and claim_figures(right)
+        # "you can only pay into one cash ISA a year, and the total allowance is £20k": two
+        # statements joined, one with a figure, each checked on its own.
+        joined = (
+            match.group().strip(" ,") in ("and", "but", ";", "while", "whereas")
+            and (claim_figures(left) or claim_figures(right))
+            and _clause_like(left)
+            and _clause_like(right)
+        )
+        if both_figures or joined:
             pieces.append((last, match.start()))
             last = match.end()
         elif match.group().strip() in "-–—" and _substantive(right) and not _substantive(left):
@@ -168,6 +187,17 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1] in " .!?;,":
         end -= 1
     return start, end
+
+
+def _clause_like(text: str) -> bool:
+    """Says something of its own: a verb's worth of words besides its figures."""
+    words = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in STOPWORDS and len(w) > 2]
+    return len(words) >= 3 or (len(words) >= 2 and bool(_VERB.search(text)))
+
+
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|can|pay|get|gets|open|claim|apply|need|must|has|have)\b", re.I
+)
 
 
 def _substantive(text: str) -> bool:
@@ -241,6 +271,18 @@ def _counts(text: str) -> list[Figure]:
 def _age_boundary(match: re.Match) -> Decimal:
     age = Decimal(match.group(1) or match.group(2))
     return age + 1 if match.group("below") else age
+
+
+def masked(text: str) -> str:
+    """The text without the figures it states, and the spaces they leave closed up."""
+    spans = sorted((f.start, f.end) for f in claim_figures(text) if f.unit in ("GBP", "percent"))
+    pieces, last = [], 0
+    for start, end in spans:
+        if start >= last:
+            pieces.append(text[last:start])
+            last = end
+    pieces.append(text[last:])
+    return " ".join("".join(pieces).split())
 
 
 def period_after(text: str, end: int) -> str:

@@ -1,7 +1,9 @@
-"""The units a claim is checked against: the search's nearest units to what the claim says,
-of every date, and every unit that states one of the claim's figures, wherever it sits in
-the taxonomy (last year's figure stated for this year is found by its value even when the
-search ranks this year's unit first)."""
+"""The units a claim is checked against: those the question search finds for the claim
+turned into the question it answers (its figures taken out, what came before it in the answer
+as the conversation it follows, so "It's £26.05 for the first child" is searched as Child
+Benefit's), of every date, and every unit that states one of the claim's figures, wherever it
+sits in the taxonomy (last year's figure stated for this year is found by its value even when
+the search ranks this year's unit first)."""
 
 from __future__ import annotations
 
@@ -12,91 +14,207 @@ from decimal import Decimal
 
 import numpy as np
 from django.db import connection
+from django.db.models import Max
 
+from knowledge.domain.questions import ConversationTurn
 from knowledge.domain.temporal import SERVED
-from knowledge.embeddings import query_vectors
+from knowledge.embeddings import get_embedder, query_vectors
 from knowledge.models import AtomicUnit
-from knowledge.retrieval import SearchParams, concept_search
-from knowledge.verification.claims import Claim, Figure
+from knowledge.query.search import question_search
+from knowledge.retrieval import SearchParams, nearest_units_each, thresholds_for_model
+from knowledge.verification.claims import SENTENCE, Claim, Figure
 
-UNITS_LOOKED_AT = 40
+UNITS_LOOKED_AT = 60
 UNITS_BY_VALUE = 20  # per figure
+UNITS_NEAREST = 25  # per vector, of every date, whatever their concept
 
 
 @dataclass
 class Evidence:
     unit: AtomicUnit
-    similarity: float
+    similarity: float  # to the claim's own words
     temporal_status: str
+    # To the claim as the question it answers (its figures out), and to the claim after the
+    # sentence before it (the answer's topic); the rank of the unit's concept in the
+    # question search (None: found otherwise).
+    masked_similarity: float = 0.0
+    context_similarity: float = 0.0
+    concept_rank: int | None = None
+    # Whether the unit is about the same quantity as the claim (knowledge.verification.
+    # aboutness), filled once the candidates are read.
+    about: float | None = None
 
 
-def claim_evidence(claim: Claim, day: dt.date) -> list[Evidence]:
+@dataclass(frozen=True)
+class _Searched:
+    """What one claim is searched with."""
+
+    words: str  # the claim's own words (its sentence, when a clause names no topic)
+    masked: str  # the same as the question it answers
+    after: str  # the same after the sentence before it
+    conversation: tuple[ConversationTurn, ...]
+
+
+def claim_evidence(
+    claim: Claim, day: dt.date, *, answer: str = "", asked: str = ""
+) -> list[Evidence]:
     """Nearest first, each unit once, with its status on `day`."""
-    return claims_evidence([claim], day)[0]
+    return claims_evidence([claim], day, answer=answer, asked=asked)[0]
 
 
-def claims_evidence(claims: list[Claim], day: dt.date) -> list[list[Evidence]]:
-    """`claim_evidence` for each claim of an answer: their words embedded in one call and
-    searched once (the clauses of one sentence share theirs), then the units stating their
-    figures read in one query."""
-    contexts = list(dict.fromkeys(claim.context for claim in claims))
-    vectors = dict(zip(contexts, query_vectors(contexts), strict=True))
-    searched = {context: _nearest(context, day, vector) for context, vector in vectors.items()}
-    found = [dict(searched[claim.context]) for claim in claims]
-    stating = _units_stating_each(
-        [claim.figures for claim in claims], exclude=[set(near) for near in found]
+def claims_evidence(
+    claims: list[Claim], day: dt.date, *, answer: str = "", asked: str = ""
+) -> list[list[Evidence]]:
+    """The candidates of each claim of an answer, nearest first: the question search's for
+    the claim as a question (its figures out, the question asked and the answer's sentences
+    before it as the conversation), the units nearest its words and nearest its words after
+    the sentence before it, of every date and concept, and the units stating its figures.
+    The clauses of one sentence share their searches; every text is embedded in one call.
+    `answer`: the whole answer; `asked`: the question it answers."""
+    searched = [_searched_as(claim, answer, asked) for claim in claims]
+    texts = list(dict.fromkeys(t for s in searched for t in (s.words, s.masked, s.after)))
+    vectors = dict(zip(texts, query_vectors(texts), strict=True))
+    distinct = list(dict.fromkeys(searched))
+    ranks = {s: _ranked(s, day) for s in distinct}
+    near_texts = list(dict.fromkeys(t for s in distinct for t in (s.words, s.after)))
+    floor = thresholds_for_model(get_embedder().name)["floor"]  # as a search's net
+    nearest = dict(
+        zip(
+            near_texts,
+            nearest_units_each([vectors[t] for t in near_texts], floor=floor, limit=UNITS_NEAREST),
+            strict=True,
+        )
     )
-    for claim, near, units in zip(claims, found, stating, strict=True):
-        for unit in units:
-            status = _status(unit, unit.temporal_status_on(day).value, day)
-            similarity = _cosine(vectors[claim.context], unit.embedding)
-            near[unit.pk] = Evidence(unit, similarity, status)
-    return [sorted(near.values(), key=lambda e: -e.similarity)[:UNITS_LOOKED_AT] for near in found]
-
-
-def _nearest(context: str, day: dt.date, vector: np.ndarray) -> dict[int, Evidence]:
-    """The search's units for a claim's words, of every date, by id."""
-    params = SearchParams(query=context, k=5, min_results=5, as_of=day, include_historical=True)
-    return {
-        u.unit.pk: Evidence(u.unit, u.similarity, _status(u.unit, u.temporal_status, day))
-        for hit in concept_search(params=params, query_vector=vector, with_context=False).concepts
-        for u in hit.units
+    found = {
+        s: (ranks[s], [pk for t in dict.fromkeys((s.words, s.after)) for pk in nearest[t]])
+        for s in distinct
     }
+    stating = _ids_stating_each(
+        [claim.figures for claim in claims], exclude=[set(found[s][0]) for s in searched]
+    )
+    # Every candidate of every claim read in one query.
+    units = _units_read(
+        {pk for ranks, near in found.values() for pk in (*ranks, *near)}
+        | {pk for ids in stating for pk in ids}
+    )
+    evidence = []
+    for s, by_value in zip(searched, stating, strict=True):
+        ranks, near = found[s]
+        ids = dict.fromkeys([*ranks, *near, *by_value])
+        pool = [units[pk] for pk in ids if pk in units]
+        evidence.append(_evidence(pool, s, vectors, ranks, day))
+    return evidence
+
+
+def _searched_as(claim: Claim, answer: str, asked: str) -> _Searched:
+    before = answer[: claim.sentence_start].strip()
+    previous = _last_sentence(before) or asked.strip()
+    after = f"{previous} {claim.context}" if previous else claim.context
+    return _Searched(claim.context, claim.searched, after, tuple(_conversation(before, asked)))
+
+
+def _last_sentence(text: str) -> str:
+    sentences = [m.group().strip() for m in SENTENCE.finditer(text) if m.group().strip()]
+    return sentences[-1] if sentences else ""
+
+
+def _ranked(searched: _Searched, day: dt.date) -> dict[int, int]:
+    """Unit id → its concept's rank in the question search for the claim as a question."""
+    params = SearchParams(
+        query=searched.masked, k=5, min_results=5, as_of=day, include_historical=True
+    )
+    result = question_search(params=params, conversation=list(searched.conversation)).result
+    return {u.unit.pk: rank for rank, hit in enumerate(result.concepts, 1) for u in hit.units}
+
+
+def _units_read(ids: set[int]) -> dict[int, AtomicUnit]:
+    """The units, each knowing whether its concept holds a newer period (the temporal rule's
+    NEWER_PERIOD), read from each concept's latest start in one grouped query: as the rule's
+    EXISTS asks it, without a subquery a unit."""
+    if not ids:
+        return {}
+    units = (
+        AtomicUnit.objects.filter(pk__in=ids, deleted_at__isnull=True)
+        .select_related("concept", "source")
+        .defer("concept__embedding")  # a concept's vector is never read here
+        .in_bulk()
+    )
+    latest = dict(
+        AtomicUnit.objects.filter(
+            concept_id__in={unit.concept_id for unit in units.values()}, deleted_at__isnull=True
+        )
+        .values("concept_id")
+        .annotate(latest=Max("valid_from"))
+        .values_list("concept_id", "latest")
+    )
+    for unit in units.values():
+        start = latest.get(unit.concept_id)
+        unit.newer_period_known = bool(unit.valid_to and start and start > unit.valid_to)
+    return units
+
+
+def _evidence(pool, searched: _Searched, vectors, ranks, day) -> list[Evidence]:
+    if not pool:
+        return []
+    matrix = np.asarray([unit.embedding for unit in pool], dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-9
+    own, masked_, after = (
+        matrix @ _unit(vectors[text]) for text in (searched.words, searched.masked, searched.after)
+    )
+    found = [
+        Evidence(
+            unit,
+            round(float(own[i]), 4),
+            _status(unit, unit.temporal_status_on(day).value, day),
+            masked_similarity=round(float(masked_[i]), 4),
+            context_similarity=round(float(after[i]), 4),
+            concept_rank=ranks.get(unit.pk),
+        )
+        for i, unit in enumerate(pool)
+    ]
+    return sorted(found, key=lambda e: -e.similarity)[:UNITS_LOOKED_AT]
+
+
+def _unit(vector) -> np.ndarray:
+    vector = np.asarray(vector, dtype=np.float32)
+    return vector / (np.linalg.norm(vector) + 1e-9)
+
+
+def _conversation(before: str, asked: str) -> list[ConversationTurn]:
+    """What a claim follows on from: the question it answers, and the answer's sentences
+    before it, as the turns before a question."""
+    turns = [ConversationTurn("user", asked.strip())] if asked.strip() else []
+    if before.strip():
+        turns.append(ConversationTurn("assistant", before.strip()))
+    return turns
 
 
 def _units_stating(figures: list[Figure], *, exclude: set[int]) -> list[AtomicUnit]:
     """Live units whose structured value, other figures or text is one of the money or
     percent figures."""
-    return _units_stating_each([figures], exclude=[exclude])[0]
+    ids = _ids_stating_each([figures], exclude=[exclude])[0]
+    units = _units_read(set(ids))
+    return [units[pk] for pk in ids if pk in units]
 
 
-def _units_stating_each(
+def _ids_stating_each(
     figures_each: list[list[Figure]], *, exclude: list[set[int]]
-) -> list[list[AtomicUnit]]:
-    """`_units_stating` for each list of figures: their ids found in one query (a union of
-    each one's, in raw SQL: the ORM took ~10 ms to compile the union it ran in ~1 ms), then
-    the units read in one more."""
+) -> list[list[int]]:
+    """The ids of the units stating each list of figures, found in one query (a union of
+    each one's, in raw SQL: the ORM took ~10 ms to compile the union it ran in ~1 ms)."""
     parts, params = [], []
     for index, (figures, excluded) in enumerate(zip(figures_each, exclude, strict=True)):
         part = _stating_sql(figures, exclude=excluded, index=index)
         if part is not None:
             parts.append(part[0])
             params += part[1]
-    found: list[list[AtomicUnit]] = [[] for _ in figures_each]
+    found: list[list[int]] = [[] for _ in figures_each]
     if not parts:
         return found
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(parts), params)
-        rows = cursor.fetchall()
-    units = (
-        AtomicUnit.objects.filter(pk__in={unit_id for unit_id, _ in rows})
-        .select_related("concept", "source")
-        .defer("concept__embedding")  # a concept's vector is never read here
-        .with_newer_period_known()  # read by temporal_status_on, not asked one by one
-        .in_bulk()
-    )
-    for unit_id, index in rows:
-        found[index].append(units[unit_id])
+        for unit_id, index in cursor.fetchall():
+            found[index].append(unit_id)
     return found
 
 
@@ -154,6 +272,11 @@ def _cosine(vector: np.ndarray, other) -> float:
     other = np.asarray(other, dtype=float)
     denominator = float(np.linalg.norm(vector) * np.linalg.norm(other)) or 1.0
     return round(float(np.dot(vector, other)) / denominator, 4)
+
+
+def status_on(unit: AtomicUnit, day: dt.date) -> str:
+    """The unit's status on `day`, as a claim about that day reads it."""
+    return _status(unit, unit.temporal_status_on(day).value, day)
 
 
 def _status(unit: AtomicUnit, status: str, day: dt.date) -> str:

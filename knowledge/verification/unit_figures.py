@@ -1,8 +1,9 @@
-"""Whether a unit states a claim's figure, and about what: the figures a unit's text prints of
-the claim's measure (money, percent, a length of time in days), equal to the claim's exactly,
-within 5% when the claim says "about", a length of time within a month's rounding; not a
-worked example's numbers; not printed for another year's span; and the words beside a figure,
-which say what it is the figure of (knowledge.verification.check decides the verdict)."""
+"""What a unit's text says of figures: the figures it prints of a claim's measure (money,
+percent, a length of time in days), whether one equals the claim's (exactly, within 5% when
+the claim says "about", a length of time within a month's rounding), whether one is printed
+for another year's span, its period, whether the unit is a worked example, and the words
+beside a figure, which say what it is the figure of (knowledge.verification.compare compares,
+knowledge.verification.check decides the verdict)."""
 
 from __future__ import annotations
 
@@ -11,29 +12,23 @@ import functools
 import re
 from decimal import Decimal
 
-from knowledge.domain.temporal import SERVED
 from knowledge.models import AtomicUnit
 from knowledge.text.amounts import find_amounts
 from knowledge.text.words import STOPWORDS, designators
-from knowledge.verification.claims import Claim, Figure, claim_figures, period_after
-from knowledge.verification.evidence import Evidence
+from knowledge.verification.claims import Figure, claim_figures, period_after
 
 APPROXIMATE_SHARE = Decimal("0.05")  # "about £1,000" allows 5%
 
 
-_EXAMPLE = re.compile(r"\b(?:for example|example:|for instance|e\.g\.)|^\W*example\b", re.I)
+# A worked example, however it opens: "For example", "Example:", or "Example" after the
+# heading the unit is stated under ("Putting money into an ISA: Example You could save …").
+_EXAMPLE = re.compile(
+    r"\b(?:for example|example:|for instance|e\.g\.)|^\W*example\b|:\s+examples?\b", re.I
+)
 
 
-def _worked_example(unit: AtomicUnit) -> bool:
+def worked_example(unit: AtomicUnit) -> bool:
     return unit.unit_type == "example" or bool(_EXAMPLE.search(unit.text))
-
-
-def states_figure(unit: AtomicUnit, figure: Figure) -> bool:
-    """The unit states the figure as a fact: a worked example's numbers (someone who earns
-    £67,600 …) are not the rule's figures."""
-    if _worked_example(unit):
-        return False
-    return any(_equal(value, figure) for value in _unit_values(unit, figure.unit))
 
 
 # A length of time is one measure whatever it is counted in: "182 days" is "26 weeks" and
@@ -56,34 +51,20 @@ _OPEN_SPAN = re.compile(
 YEAR_SPAN_REACH = 45  # characters after the figure, within its clause
 
 
-def printed_for_another_year(text: str, figure: Figure, day: dt.date | None) -> bool:
-    """The unit prints the claim's figure for a year's span that does not hold `day` (from
-    6 April of its first year, when tax years start, to 31 August of its second, when
-    academic years end)."""
+def for_another_year(text: str, end: int, day: dt.date | None) -> bool:
+    """The figure ending at `end` is printed for a year's span ("£3,354 for the 2023 to 2024
+    academic year") that does not hold `day`."""
     if day is None:
         return False
-    for _, end, value in _printed_figures(text, figure.unit):
-        if not _equal(value, figure):
-            continue
-        after = re.split(r"[.;£]", text[end : end + YEAR_SPAN_REACH])[0]
-        span = _YEAR_SPAN.search(after)
-        if span is None or _OPEN_SPAN.search(after[: span.start()]):
-            continue
-        first, second = int(span.group(1)), int(span.group(2))
-        if second == first + 1 and not dt.date(first, 4, 6) <= day <= dt.date(second, 8, 31):
-            return True
-    return False
+    after = re.split(r"[.;£]", text[end : end + YEAR_SPAN_REACH])[0]
+    span = _YEAR_SPAN.search(after)
+    if span is None or _OPEN_SPAN.search(after[: span.start()]):
+        return False
+    first, second = int(span.group(1)), int(span.group(2))
+    return second == first + 1 and not dt.date(first, 4, 6) <= day <= dt.date(second, 8, 31)
 
 
-def states_figure_beside(unit: AtomicUnit, figure: Figure, near_claim: frozenset[str]) -> bool:
-    """The unit prints the figure with a word beside it that is beside the claim's."""
-    return any(
-        _equal(value, figure) and near_claim & figure_context(unit.text, start, end)
-        for start, end, value in _printed_figures(unit.text, figure.unit)
-    )
-
-
-def _equal(value: Decimal, figure: Figure) -> bool:
+def equal(value: Decimal, figure: Figure) -> bool:
     wanted = _measured(figure.value, figure.unit)
     if figure.approximate or figure.unit in DAYS_IN:
         share = APPROXIMATE_SHARE if figure.approximate else DURATION_SHARE
@@ -95,12 +76,12 @@ def _measured(value: Decimal, unit: str) -> Decimal:
     return value * DAYS_IN[unit] if unit in DAYS_IN else value
 
 
-def _unit_values(unit: AtomicUnit, kind: str) -> list[Decimal]:
+def unit_values(unit: AtomicUnit, kind: str) -> list[Decimal]:
     """The unit's figures of the claim's measure (lengths of time in days): those its text
     prints, which is what its quote shows; the structured value and the statement's other
     figures only when the text prints none (a structured value the text does not print is an
     extraction slip, not a fact)."""
-    values = [value for _, _, value in _printed_figures(unit.text, kind)]
+    values = [value for _, _, value in printed_figures(unit.text, kind)]
     if not values:
         structured = [(unit.value_amount, unit.value_unit)] + [
             (f["amount"], f["unit"]) for f in unit.figures
@@ -131,28 +112,7 @@ def unit_period(unit: AtomicUnit, figure: Figure) -> str:
     return ""
 
 
-def other_figure(claim: Claim, figure: Figure, evidence: list[Evidence]) -> list[Evidence]:
-    """In-force units, nearest first, that state a figure of the claim's kind about the same
-    thing: a word written next to one of its figures is written next to the claim's. A
-    page that names the topic and prints some other figure of it (an earnings limit beside
-    a contribution asked about) does not contradict a figure it never states."""
-    near_claim = figure_context(claim.text, figure.start, figure.end)
-    variants = designators(claim.text)
-    return [
-        e
-        for e in evidence
-        if e.temporal_status in SERVED
-        and not _worked_example(e.unit)
-        and not _another_variant(variants, e.unit.text)
-        and any(
-            near_claim & figure_context(e.unit.text, start, end)
-            and not _periods_differ(figure.period, period_after(e.unit.text, end))
-            for start, end, _ in _printed_figures(e.unit.text, figure.unit)
-        )
-    ]
-
-
-def _another_variant(claimed: set[str], text: str) -> bool:
+def another_variant(claimed: set[str], text: str) -> bool:
     """The unit names a numbered variant of the claim's scheme and not the claim's own
     (Class 2 contributions for a claim about Class 3): its figures are another variant's."""
     if not claimed:
@@ -160,11 +120,6 @@ def _another_variant(claimed: set[str], text: str) -> bool:
     named = designators(text)
     kinds = {variant.split()[0] for variant in claimed}
     return not (claimed & named) and any(v.split()[0] in kinds for v in named)
-
-
-def _periods_differ(claimed: str, stated: str) -> bool:
-    """A weekly figure is not another value of a monthly one: not the same thing."""
-    return bool(claimed and stated and claimed != stated)
 
 
 _AMOUNTS_MASKED = re.compile(
@@ -261,7 +216,7 @@ def figure_context(text: str, start: int, end: int) -> frozenset[str]:
 # Each reading of a claim's evidence asks again for the figures of the same units' texts,
 # and the same units come back answer after answer: each text is read once a measure.
 @functools.lru_cache(maxsize=4096)
-def _printed_figures(text: str, kind: str) -> tuple[tuple[int, int, Decimal], ...]:
+def printed_figures(text: str, kind: str) -> tuple[tuple[int, int, Decimal], ...]:
     """Where the text prints figures of the claim's measure, with their values in it."""
     if kind in ("GBP", "percent"):
         return tuple((a.start, a.end, a.value) for a in find_amounts(text) if a.unit == kind)

@@ -6,8 +6,10 @@ import datetime as dt
 from decimal import Decimal
 
 from knowledge.models import AtomicUnit
-from knowledge.verification.check import THRESHOLDS, Evidence, claim_verify
+from knowledge.verification.aboutness import Cuts
+from knowledge.verification.check import claim_verify
 from knowledge.verification.claims import answer_claims
+from knowledge.verification.evidence import Evidence
 from knowledge.verification.unit_figures import figure_context
 
 
@@ -22,9 +24,20 @@ def _evidence(text: str, amount: str, period: str = "week", similarity: float = 
     return [Evidence(unit, similarity, "current")]
 
 
+# The units here are taken to be about the claim as much as their similarity says; the cuts
+# are those a reading could choose.
+CUTS = Cuts(about=0.5, margin=0.05, meaning=0.6)
+TODAY = dt.date(2026, 12, 7)
+
+
 def _verdict(answer: str, evidence, day=None) -> tuple[str, str]:
     (claim,) = answer_claims(answer)
-    found = claim_verify(claim, evidence, cited=set(), thresholds=THRESHOLDS, day=day)
+    for found in evidence:
+        found.about = found.similarity
+    about = sorted(evidence, key=lambda e: -e.about)
+    found = claim_verify(
+        claim, about, evidence, cuts=CUTS, cited=set(), day=day or TODAY, dated=day is not None
+    )
     return found.verdict, found.reason
 
 
@@ -124,7 +137,7 @@ def test_a_condition_before_a_comma_stays_with_its_rule():
 
 
 def test_a_unit_further_away_supports_a_figure_printed_beside_the_claims_words():
-    further = (THRESHOLDS.differs_topic + THRESHOLDS.figure_topic) / 2  # between the two
+    further = CUTS.about + 0.02  # about the claim, but no more than just
     loan = _evidence(
         "Budgeting Loans: You could get up to £812 if you or your partner claim Child Benefit.",
         "812",
@@ -149,13 +162,16 @@ def test_up_to_is_a_bound_not_a_rounding():
 def test_a_figure_printed_for_another_years_span_is_not_in_force():
     both_years = _evidence(GRANT, "3438", period="")
     claim = "An Adult Dependants' Grant can give up to £3,354 for 2024-25."
+    # the figure in force that day is the 2024 to 2025 one, and it is another
     assert _verdict(claim, both_years, day=dt.date(2024, 10, 1)) == (
         "contradicted",
-        "not_in_force_on_date",
+        "value_differs",
     )
     assert _verdict(claim, both_years, day=dt.date(2024, 2, 1))[0] == "supported"  # 2023 to 2024
     open_span = _evidence(
-        "Over £50,000 for tax years up to and including 2023 to 2024.", "50000", period=""
+        "The charge starts over £50,000 for tax years up to and including 2023 to 2024.",
+        "50000",
+        period="",
     )
     assert _verdict("The charge starts over £50,000.", open_span, day=dt.date(2019, 10, 1))[0] == (
         "supported"

@@ -1,14 +1,16 @@
 """Claim checking sees a unit's other figures (one statement, one unit): a claim of a figure the
 statement holds beside its value is found by it, with that figure's period."""
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
 
 from knowledge.models import AtomicUnit
-from knowledge.verification.check import THRESHOLDS, Evidence, claim_verify
+from knowledge.verification.aboutness import Cuts
+from knowledge.verification.check import claim_verify
 from knowledge.verification.claims import Figure, answer_claims
-from knowledge.verification.evidence import _units_stating
+from knowledge.verification.evidence import Evidence, _units_stating
 from tests.factories import UnitFactory
 
 ABOVE = {"amount": "60000", "unit": "GBP", "period": "year", "role": "above", "printed": "£60,000"}
@@ -16,8 +18,15 @@ ABOVE = {"amount": "60000", "unit": "GBP", "period": "year", "role": "above", "p
 
 def _verdict(answer: str, unit: AtomicUnit) -> tuple[str, str]:
     (claim,) = answer_claims(answer)
+    evidence = [Evidence(unit, 0.8, "current", about=0.8)]
     found = claim_verify(
-        claim, [Evidence(unit, 0.8, "current")], cited=set(), thresholds=THRESHOLDS, day=None
+        claim,
+        evidence,
+        evidence,
+        cuts=Cuts(about=0.5, margin=0.05, meaning=0.6),
+        cited=set(),
+        day=dt.date(2026, 12, 7),
+        dated=False,
     )
     return found.verdict, found.reason
 

@@ -11,7 +11,9 @@ import pytest
 
 from knowledge.models import AtomicUnit, Category, Concept, Source
 from knowledge.providers import OpenAIProvider
-from knowledge.verification.check import Evidence, answer_verify
+from knowledge.verification.aboutness import RULES
+from knowledge.verification.check import answer_verify
+from knowledge.verification.evidence import Evidence
 from knowledge.verification.judge import claim_judge
 from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 
@@ -58,7 +60,10 @@ def _judge(fake, *, timeout: float = 2.0) -> OpenAIProvider:
 
 
 def _verified(answer: str, judge, facts=FACTS):
-    return answer_verify(answer=answer, as_of=DAY, judge=judge, evidence_of=lambda c, d: facts)
+    # The rules read aboutness: these facts are the claim's by construction.
+    return answer_verify(
+        answer=answer, as_of=DAY, judge=judge, evidence_of=lambda c, d: facts, reader=RULES
+    )
 
 
 def _judgement(

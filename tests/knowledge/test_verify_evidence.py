@@ -1,6 +1,7 @@
-"""The evidence of one answer's claims gathered together: their words embedded in one call
-to the embedder and each sentence searched once, the units stating their figures read in
-one query, and each claim's evidence the same as if it had been searched alone."""
+"""The evidence of one answer's claims gathered together: their texts embedded in one call
+to the embedder and each sentence searched once as a question, the units stating their
+figures found in one query and every candidate read in one, and each claim's evidence the
+same as if it had been searched alone."""
 
 import datetime as dt
 from decimal import Decimal
@@ -77,22 +78,26 @@ def test_an_answers_claims_are_embedded_in_one_call(embedder, rates):
 
     contexts = [claim.claim.context for claim in verification.claims]
     assert len(contexts) == 4 and contexts[0] == contexts[1]  # one sentence's two clauses
-    assert embedder.calls == [list(dict.fromkeys(contexts))]
+    assert set(contexts) <= set(embedder.calls[0])  # every claim's words in the first call
+    embedded = [text for call in embedder.calls for text in call]
+    assert len(embedded) == len(set(embedded))  # and no text embedded twice
 
 
 def test_the_clauses_of_one_sentence_are_searched_once(embedder, rates, monkeypatch):
     searched = []
-    search = evidence.concept_search
+    search = evidence.question_search
 
     def spy(*, params, **kwargs):
         searched.append(params.query)
         return search(params=params, **kwargs)
 
-    monkeypatch.setattr(evidence, "concept_search", spy)
+    monkeypatch.setattr(evidence, "question_search", spy)
     claims = answer_claims(ANSWER)
     claims_evidence(claims, DAY)
 
-    assert len(claims) == 4 and searched == list(dict.fromkeys(c.context for c in claims))
+    # each sentence as the question it answers, its figures out
+    assert len(claims) == 4 and searched == list(dict.fromkeys(c.searched for c in claims))
+    assert "£" not in " ".join(searched)
 
 
 def test_the_units_stating_an_answers_figures_are_found_in_one_query_and_read_in_one(
@@ -110,7 +115,7 @@ def test_the_units_stating_an_answers_figures_are_found_in_one_query_and_read_in
         for q in queries.captured_queries[queries.captured_queries.index(by_value[0]) + 1 :]
         if '"knowledge_atomicunit"."id" IN' in q["sql"]
     ]
-    assert len(read) == 1, ids
+    assert len(read) == 1, ids  # every claim's candidates, searched or stating, read at once
 
 
 def test_each_claims_evidence_is_what_its_own_search_finds(embedder, rates):

@@ -243,7 +243,11 @@ def test_an_answers_claims_are_embedded_in_one_call(kb, db, monkeypatch):
     found = answer_verify(answer=answer, as_of=None)
 
     assert len(found.claims) == 3
-    assert len(calls) == 1 and len(calls[0]) == 2  # the two clauses of one sentence share it
+    contexts = [verdict.claim.context for verdict in found.claims]
+    assert len(set(contexts)) == 2  # the two clauses of one sentence share their words
+    assert set(contexts) <= set(calls[0])  # every claim's words in the first call
+    embedded = [text for call in calls for text in call]
+    assert len(embedded) == len(set(embedded))  # and none embedded twice
 
 
 def test_a_claim_only_other_peoples_facts_support_is_unsupported_for_this_person(kb, api):

@@ -13,7 +13,7 @@ class Command(BaseCommand):
     help = (
         "Measure the model paths in one run: build the knowledge base from the corpus with "
         "the openai provider (into this database: `make eval-llm` gives it one of its own), "
-        "draw an audit sample, run eval_retrieval --cv, eval_verify --cv and eval_tool_calls "
+        "draw an audit sample, run eval_retrieval --cv, eval_verify and eval_tool_calls "
         "with the model paths on and off, and write one report (figures side by side, each "
         "step's time, tokens and cost) under reports/."
     )

@@ -1,0 +1,39 @@
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from evaluation.aboutness import reader_train
+from evaluation.verification import CaseFileError, load_cases
+from knowledge.verification.aboutness import MODEL_FILE
+
+DEFAULT_DATA = Path(settings.BASE_DIR) / "evaluation" / "data" / "claims.jsonl"
+
+
+class Command(BaseCommand):
+    help = (
+        "Train the aboutness reader of claim checking on our own labelled claims: cross-"
+        "validate the model and the rules (folds grouped by page), fit on all, and write "
+        "knowledge/reader/aboutness.json with its manifest. Run it on the knowledge base the "
+        "eval gate builds from the corpus."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+        parser.add_argument("--out", type=Path, default=MODEL_FILE)
+
+    def handle(self, *args, data: Path, out: Path, **options):
+        try:
+            cases = load_cases(data)
+        except CaseFileError as exc:
+            raise CommandError(str(exc)) from exc
+        if not out.parent.is_dir():
+            raise CommandError(f"no folder for the model file: {out.parent}")
+        trained = reader_train(cases, data_path=data, progress=self.stderr.write)
+        out.write_text(json.dumps(trained, indent=2) + "\n", encoding="utf-8")
+        verdicts = trained["manifest"]["cv_verdicts"]
+        for name in ("model", "rules"):
+            figures = {k: v for k, v in verdicts[name].items() if k != "cuts_chosen"}
+            self.stdout.write(f"cross-validated verdicts, {name}: {figures}")
+        self.stdout.write(f"serves: {trained['serves']}; written to {out}")

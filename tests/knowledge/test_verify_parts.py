@@ -1,0 +1,105 @@
+"""Claim checking's parts on their own: what a claim is split into, the ages a clause bounds,
+the comparison of a figure with a unit's, the run of a stable figure, and the day a claim's
+sentence names. No database: units are built in memory."""
+
+import datetime as dt
+from decimal import Decimal
+
+from knowledge.models import AtomicUnit
+from knowledge.text.ages_incomes import age_bounds
+from knowledge.text.question_dates import date_in_words
+from knowledge.verification.claims import answer_claims, masked
+from knowledge.verification.compare import DIFFERS, NOT_COMPARABLE, SAME, figure_compared
+from knowledge.verification.evidence import Evidence
+from knowledge.verification.holdings import stable
+
+TODAY = dt.date(2026, 12, 7)
+
+
+def _unit(text: str, **fields) -> AtomicUnit:
+    return AtomicUnit(unit_type=fields.pop("unit_type", "threshold"), text=text, **fields)
+
+
+def _compared(claim_text: str, unit_text: str, day=None, **fields):
+    (claim,) = answer_claims(claim_text)
+    return figure_compared(claim, claim.figures[0], _unit(unit_text, **fields), day)
+
+
+def test_a_yes_or_no_claim_is_a_claim_and_joined_statements_are_two():
+    assert [c.text for c in answer_claims("Yes, you can open a Lifetime ISA.")] == [
+        "Yes, you can open a Lifetime ISA"
+    ]
+    joined = answer_claims(
+        "You can only pay into one cash ISA per tax year, and the total allowance is £20k."
+    )
+    assert [c.text for c in joined] == [
+        "You can only pay into one cash ISA per tax year",
+        "the total allowance is £20k",
+    ]
+    assert [c.text for c in answer_claims("I hope this helps!")] == []
+
+
+def test_a_claim_is_searched_without_its_figures():
+    assert masked("The ISA allowance is £15,000 a year.") == "The ISA allowance is a year."
+
+
+def test_ages_are_read_as_the_bounds_of_their_clause():
+    assert age_bounds("18 or over but under 40 for a Lifetime ISA") == (18, 39)
+    assert age_bounds("for people aged 18 to 49") == (18, 49)
+    assert age_bounds("under 16") == (None, 15)
+    assert age_bounds("for up to 39 weeks") is None
+
+
+def test_ages_compare_by_the_lines_they_draw():
+    lifetime = "You must be: 16 or over for a cash ISA; 18 or over but under 40 for a Lifetime ISA"
+    wider = _compared("A Lifetime ISA is for people aged 18 to 49.", lifetime)
+    assert (wider.relation, wider.shown) == (DIFFERS, "aged 18 to 39")
+    one_line = _compared("You must be under 40 to open a Lifetime ISA.", lifetime)
+    assert one_line.relation == SAME
+
+
+def test_a_figure_is_compared_with_the_unit_figure_said_of_the_same_thing():
+    row = "Who the allowance is for: Eldest or only child £25.60; Additional children £16.95"
+    assert _compared("The eldest child gets £25.60 a week.", row).relation == SAME
+    eldest = _compared("The eldest child gets £26.05 a week.", row)
+    assert (eldest.relation, eldest.shown) == (DIFFERS, "£25.60")
+
+
+def test_what_a_unit_does_not_say_of_the_claims_thing_is_not_compared():
+    income = "If you or your partner earn over £60,000: High Income Child Benefit Charge applies."
+    assert _compared("Child Benefit is £26.05 a week for the eldest child.", income).relation == (
+        NOT_COMPARABLE
+    )
+    example = "Example: you could save £11,000 in a cash ISA and £9,000 in a Lifetime ISA."
+    assert _compared("You can save £20,000 in a cash ISA.", example).relation == NOT_COMPARABLE
+
+
+def test_a_figure_printed_for_another_year_is_not_the_days():
+    grant = "Adult Dependants' Grant: £3,438 for the 2024 to 2025 academic year; £3,354 for the 2023 to 2024 academic year"
+    claim = "The Adult Dependants' Grant is £3,354 for an academic year."
+    assert _compared(claim, grant, day=dt.date(2023, 10, 1)).relation == SAME
+    assert _compared(claim, grant, day=dt.date(2024, 10, 1)).relation == DIFFERS
+
+
+def _held(amount: str, start: int, end: int) -> Evidence:
+    unit = _unit(
+        f"You can save up to £{amount}.",
+        value_amount=Decimal(amount),
+        valid_from=dt.date(start, 4, 6),
+        valid_to=dt.date(end, 4, 5),
+    )
+    return Evidence(unit, 0.8, "historical")
+
+
+def test_a_figure_the_same_over_three_years_or_more_is_stable():
+    run = stable([_held("20000", 2017, 2024), _held("20000", 2024, 2025)])
+    assert run == (dt.date(2017, 4, 6), dt.date(2025, 4, 5))
+    assert stable([_held("25.60", 2024, 2025)]) is None
+    assert stable([_held("20000", 2017, 2018), _held("20000", 2020, 2021)]) is None  # a gap
+
+
+def test_a_claims_day_is_a_year_its_sentence_names_not_a_date_in_its_rule():
+    said = date_in_words("For 2023-24 you got £24.00.", today=TODAY, kinds=("span", "relative"))
+    assert said.day == dt.date(2023, 10, 1)
+    rule = "You can claim if your partner died before 6 April 2017."
+    assert date_in_words(rule, today=TODAY, kinds=("span", "relative")) is None
