@@ -150,6 +150,14 @@ class Searching:
         self.phase = phase
         time.sleep(seconds)
 
+    def warmed(self, answers: int = 4, seconds: float = 60) -> None:
+        """Wait for the first answers: a worker's first search loads what it keeps (the
+        vocabulary, the band table) and may take longer than a phase lasts, which would leave
+        the first phase with no answer to judge."""
+        deadline = time.monotonic() + seconds
+        while len(self.answers) < answers and time.monotonic() < deadline:
+            time.sleep(0.05)
+
     def statuses(self, phase: str) -> list[int]:
         return [status for asked, status, _ in self.answers if asked == phase]
 
@@ -230,6 +238,7 @@ def _serving(tmp_path, postgres: Postgres, redis: Redis):
 def test_reads_survive_redis_and_the_database_going_away_and_coming_back(served):
     base_url, token, redis, postgres = served
     with Searching(base_url, token) as client:
+        client.warmed()
         client.during("before", 1.0)
         client.changing(redis.stop)
         client.during("redis down", 2.0)
