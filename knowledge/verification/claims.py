@@ -167,7 +167,8 @@ def _clauses(answer: str, start: int, end: int) -> list[tuple[int, int]]:
         # "you can only pay into one cash ISA a year, and the total allowance is £20k": two
         # statements joined, one with a figure, each checked on its own.
         joined = (
-            match.group().strip(" ,") in ("and", "but", ";", "while", "whereas")
+            # coordinating words join statements; "while", "whereas" lead a condition in
+            match.group().strip(" ,") in ("and", "but", ";")
             and (claim_figures(left) or claim_figures(right))
             and _clause_like(left)
             and _clause_like(right)

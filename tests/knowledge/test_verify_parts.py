@@ -37,6 +37,9 @@ def test_a_yes_or_no_claim_is_a_claim_and_joined_statements_are_two():
         "the total allowance is £20k",
     ]
     assert [c.text for c in answer_claims("I hope this helps!")] == []
+    # "while" leads a condition in, it does not join a second statement
+    condition = "You keep the full Personal Allowance while you earn under £100,000."
+    assert [c.text for c in answer_claims(condition)] == [condition.rstrip(".")]
 
 
 def test_a_claim_is_searched_without_its_figures():
