@@ -13,7 +13,6 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +75,7 @@ def labelled_pairs(cases: list[VerifyCase], prepared: dict[str, list]) -> list[P
     """`prepared`: each case's claims as `claims_prepared` gives them (candidates and their
     signals, read once)."""
     pairs = []
+    live = _live_units()
     for case in cases:
         items = {(p.claim.start, p.claim.end): p for p in prepared[case.id]}
         claims = [p.claim for p in prepared[case.id]]
@@ -83,7 +83,7 @@ def labelled_pairs(cases: list[VerifyCase], prepared: dict[str, list]) -> list[P
             if not gold.gold:
                 continue
             item = items[(claim.start, claim.end)]
-            held = [unit for unit in _live_units() if gold_unit(unit, gold.gold)]
+            held = [unit for unit in live if gold_unit(unit, gold.gold)]
             for found, features in zip(item.evidence, item.features, strict=True):
                 pairs.append(
                     Pair(
@@ -98,7 +98,6 @@ def labelled_pairs(cases: list[VerifyCase], prepared: dict[str, list]) -> list[P
     return pairs
 
 
-@lru_cache(maxsize=1)
 def _live_units() -> tuple[AtomicUnit, ...]:
     return tuple(AtomicUnit.objects.filter(deleted_at__isnull=True).select_related("source"))
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from evaluation.retrieval import latency_summary
 from knowledge.band_table import person_on
 from knowledge.domain.profile import Profile
+from knowledge.domain.temporal import as_of_or_today
 from knowledge.validation import first_error
 from knowledge.verification.check import (
     Prepared,
@@ -108,7 +109,7 @@ def cases_prepared(cases: list[VerifyCase], *, evidence_of=None) -> dict[str, li
 def case_read(case: VerifyCase, prepared: list[Prepared], reader, *, judge=None) -> CaseResult:
     """A prepared case's verdicts under one reading, scored."""
     verdicts = verdicts_read(prepared, reader=reader, person=case_person(case), judge=judge)
-    return score_case(case, Verification(verdicts, case.as_of or date.today(), 0.0))
+    return score_case(case, Verification(verdicts, as_of_or_today(case.as_of), 0.0))
 
 
 def evaluate_case(case: VerifyCase, *, judge=None, reader=None, evidence_of=None) -> CaseResult:
@@ -130,7 +131,7 @@ def case_person(case: VerifyCase):
     """The person the case's profile describes, as the API reads a profile."""
     if case.profile is None:
         return None
-    day = case.as_of or date.today()
+    day = as_of_or_today(case.as_of)
     return person_on(Profile.model_validate(case.profile), day)
 
 
@@ -142,7 +143,7 @@ def remembered_evidence():
     def evidence_of(case: VerifyCase):
         if case.id not in memo:
             claims = answer_claims(case.answer)
-            day = case.as_of or date.today()
+            day = as_of_or_today(case.as_of)
             found = claims_evidence(claims, day, answer=case.answer)
             memo[case.id] = {(c.start, c.end): e for c, e in zip(claims, found, strict=True)}
 

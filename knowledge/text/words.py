@@ -58,3 +58,15 @@ def word_stems(text: str) -> frozenset[str]:
         for word in re.findall(r"[a-z]+", text.lower())
         if word not in STOPWORDS and len(word) > 2
     )
+
+
+# Words that deny what a sentence says ("cannot", "don't", "no longer").
+_DENIAL = re.compile(
+    r"\b(?:not|cannot|can't|won't|don't|doesn't|isn't|aren't|never|no longer|neither|nor|no)\b",
+    re.I,
+)
+
+
+def denies(text: str) -> bool:
+    """The text denies what it says: "You cannot have a Junior ISA as well"."""
+    return bool(_DENIAL.search(text))

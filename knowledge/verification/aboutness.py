@@ -29,6 +29,7 @@ from knowledge.models import AtomicUnit
 from knowledge.text.words import designators
 from knowledge.text.words import word_stems as stems
 from knowledge.verification.claims import Claim, masked
+from knowledge.verification.compare import unit_clause
 from knowledge.verification.evidence import Evidence
 from knowledge.verification.unit_figures import (
     another_variant,
@@ -94,7 +95,7 @@ def about_features(claim: Claim, evidence: Evidence, topic: Topic) -> dict[str, 
     figure_words, foreign, same = _beside_figures(claim, unit)
     name = stems(unit.concept.name)
     words = stems(unit.text)
-    clause_text = _clause(claim, unit)
+    clause_text = unit_clause(claim, unit)
     clause = stems(clause_text)
     return {
         "similarity": evidence.similarity,
@@ -134,15 +135,6 @@ def _beside_figures(claim: Claim, unit: AtomicUnit) -> tuple[float, float, bool]
     return best, foreign, same
 
 
-def _clause(claim: Claim, unit: AtomicUnit) -> str:
-    """The unit's clause (between semicolons, colons or sentence ends) that shares most with
-    the claim: in a list ("16 or over for a cash ISA; 18 or over but under 40 for a Lifetime
-    ISA"), the item the claim is about."""
-    own = stems(masked(claim.text))
-    clauses = [part for part in _CLAUSE_SPLIT.split(unit.text) if part.strip()]
-    return max(clauses, key=lambda part: (len(stems(part) & own), -len(part)), default="")
-
-
 # A name gov.uk writes in capitals: "Lifetime ISA", "Junior ISA", "Class 2", "Pension Credit".
 _NAMED = re.compile(r"\b[A-Z][a-z']+(?:\s+(?:[A-Z][A-Za-z']*|\d+))+|\b[A-Z]{2,6}s?\b")
 
@@ -151,9 +143,6 @@ def _names_other(clause: str, topic: Topic) -> bool:
     """The unit's clause names a scheme with a word the answer never uses (the Lifetime ISA's
     £4,000 beside a claim about the ISA allowance)."""
     return any(stems(name) - topic.around for name in _NAMED.findall(clause) if stems(name))
-
-
-_CLAUSE_SPLIT = re.compile(r";|\.\s|:\s")
 
 
 def _weighed_share(topic: Topic, part: frozenset[str], whole: frozenset[str]) -> float:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from knowledge.domain.profile import Person
 from knowledge.domain.temporal import TemporalStatus, as_of_or_today
 from knowledge.text.question_dates import date_in_words
+from knowledge.text.words import denies
 from knowledge.verification.aboutness import (
     Cuts,
     Reader,
@@ -63,12 +64,7 @@ from knowledge.verification.holdings import (
 )
 from knowledge.verification.judge import judged
 from knowledge.verification.person import for_person, verdict_for_person
-from knowledge.verification.verdicts import (
-    ClaimVerdict,
-    Verification,
-    denies,
-    outdated_caveat,
-)
+from knowledge.verification.verdicts import ClaimVerdict, Verification, outdated_caveat
 
 UNCONFIRMED = "unconfirmed"
 
@@ -83,7 +79,6 @@ class Prepared:
     evidence: list[Evidence]
     features: list[dict[str, float]]
     day: dt.date
-    dated: bool
 
 
 def answer_verify(
@@ -135,7 +130,7 @@ def claims_prepared(
             evidence = [
                 dataclasses.replace(e, temporal_status=status_on(e.unit, day)) for e in evidence
             ]
-        prepared.append(Prepared(claim, evidence, features, day, as_of is not None or named))
+        prepared.append(Prepared(claim, evidence, features, day))
     return prepared
 
 
@@ -157,7 +152,6 @@ def verdicts_read(
             cuts=reader.cuts,
             cited=cited,
             day=item.day,
-            dated=item.dated,
             person=person,
         )
         if judge is not None and not item.claim.figures and verdict.reason != "not_for_this_person":
@@ -188,12 +182,11 @@ def claim_verify(
     cuts: Cuts,
     cited: set[int],
     day: dt.date,
-    dated: bool = True,
     person: Person | None = None,
 ) -> ClaimVerdict:
     """`about`: the candidates about the claim's quantity, most about first; `evidence`: all
     of them; `cuts`: how much about a unit must be to support, contradict or decide by
-    meaning. `dated`: the claim speaks of a given day; one that does not is about now."""
+    meaning."""
     if person is not None:
         # Whether this person can get it is decided by the rule about them, figures or not
         # ("Yes, you can open a Lifetime ISA and pay in £4,000": at 45, they cannot).
@@ -203,9 +196,7 @@ def claim_verify(
     if not claim.figures:
         return _by_meaning(claim, [e for e in about if e.about >= cuts.meaning], evidence)
     verdicts = [
-        _figure_verdict(
-            claim, figure, about, evidence, cuts=cuts, cited=cited, day=day, dated=dated
-        )
+        _figure_verdict(claim, figure, about, evidence, cuts=cuts, cited=cited, day=day)
         for figure in _compared_figures(claim)
     ]
     for verdict in verdicts:
@@ -233,7 +224,6 @@ def _figure_verdict(
     cuts: Cuts,
     cited: set[int],
     day: dt.date,
-    dated: bool,
 ) -> ClaimVerdict:
     compared = [
         (e, comparison)
@@ -265,10 +255,10 @@ def _figure_verdict(
                 claim, "contradicted", "not_in_force_on_date", [best, another[0]], comparison.shown
             )
         return ClaimVerdict(claim, "contradicted", "value_differs", [best], comparison.shown)
-    return _past_what_is_held(claim, compared, cited=cited, day=day, dated=dated)
+    return _past_what_is_held(claim, compared, cited=cited, day=day)
 
 
-def _past_what_is_held(claim, compared, *, cited, day, dated) -> ClaimVerdict:
+def _past_what_is_held(claim, compared, *, cited, day) -> ClaimVerdict:
     """No unit about the quantity is in force on the day: the claim is checked against the
     newest figure held when the day is past it, and otherwise said to be about a period the
     knowledge base holds nothing for."""
@@ -277,11 +267,7 @@ def _past_what_is_held(claim, compared, *, cited, day, dated) -> ClaimVerdict:
     # What is held is said of the quantity the claim is most about: its concept's figures.
     concept = held[0].unit.concept_id
     shown = held_periods(
-        [
-            (e, c.shown or claim_value(claim, e, c))
-            for e, c in compared
-            if e.unit.concept_id == concept
-        ]
+        [(e, c.shown or claim_value(claim, c)) for e, c in compared if e.unit.concept_id == concept]
     )
     if past_newest(held, day):
         latest = newest(held) or held
@@ -330,7 +316,7 @@ def _past_what_is_held(claim, compared, *, cited, day, dated) -> ClaimVerdict:
     return verdict
 
 
-def claim_value(claim: Claim, evidence: Evidence, comparison) -> str:
+def claim_value(claim: Claim, comparison) -> str:
     """The value a unit states for the quantity, when the comparison found it the claim's."""
     if comparison.relation == SAME:
         return next((f.printed for f in claim.figures), "")

@@ -16,8 +16,8 @@ from decimal import Decimal
 
 from knowledge.models import AtomicUnit
 from knowledge.text.ages_incomes import age_bounds
-from knowledge.text.words import designators, word_stems
-from knowledge.verification.claims import Claim, Figure, period_after
+from knowledge.text.words import denies, designators, word_stems
+from knowledge.verification.claims import Claim, Figure, masked, period_after
 from knowledge.verification.unit_figures import (
     another_variant,
     equal,
@@ -33,8 +33,9 @@ SAME, DIFFERS, OTHER_PERIOD, NOT_COMPARABLE = "same", "differs", "other_period",
 # Two values of one amount, another year's or a wrong one, are seldom more than this many
 # times apart; farther apart they are amounts of different things.
 MONEY_RATIO = Decimal(10)
-_CLAUSES = re.compile(r"[^;.:]+")
-_DENIED = re.compile(r"\b(?:not|cannot|can't|no longer|never)\b", re.I)
+# A clause ends at a semicolon, a colon or a full stop before a space; the point of "£25.60"
+# ends nothing.
+_CLAUSE_END = re.compile(r";|:\s|\.\s")
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def _ages_compared(claim: Claim, figure: Figure, unit: AtomicUnit) -> Comparison
     one of the unit's lines ("you must be under 40") agrees with it."""
     said = _clause_at(claim.text, figure.start)
     claimed = age_bounds(said)
-    if claimed is None or _DENIED.search(said):
+    if claimed is None or denies(said):
         # "You can't get it for a child over 20" bounds whom it is not for: read by meaning.
         return Comparison(NOT_COMPARABLE)
     clause = unit_clause(claim, unit, bounded=True)
@@ -139,20 +140,29 @@ def _lines(low: int | None, high: int | None) -> set[int]:
 
 
 def unit_clause(claim: Claim, unit: AtomicUnit, *, bounded: bool = False) -> str:
-    """The unit's clause (between semicolons or full stops) sharing most words with the
-    claim; with `bounded`, among those stating an age bound."""
-    own = word_stems(claim.text)
-    clauses = [c.strip() for c in _CLAUSES.findall(unit.text) if c.strip()]
+    """The unit's clause sharing most words with the claim (in a list, "16 or over for a cash
+    ISA; 18 or over but under 40 for a Lifetime ISA", the item the claim is about), the
+    shorter of two alike; with `bounded`, among those stating an age bound."""
+    own = word_stems(masked(claim.text))
+    found = [clause for _, clause in _clauses(unit.text)]
     if bounded:
-        clauses = [c for c in clauses if age_bounds(c) is not None]
-    return max(clauses, key=lambda c: len(own & word_stems(c)), default="")
+        found = [clause for clause in found if age_bounds(clause) is not None]
+    return max(found, key=lambda clause: (len(own & word_stems(clause)), -len(clause)), default="")
+
+
+def _clauses(text: str) -> list[tuple[int, str]]:
+    """(where it starts, the clause) for each clause of the text."""
+    found, start = [], 0
+    for end in [*(m.start() for m in _CLAUSE_END.finditer(text)), len(text)]:
+        if text[start:end].strip():
+            found.append((start, text[start:end].strip()))
+        start = end + 1
+    return found
 
 
 def _clause_at(text: str, position: int) -> str:
-    for match in _CLAUSES.finditer(text):
-        if match.start() <= position < match.end():
-            return match.group()
-    return text
+    """The clause of the text holding `position`."""
+    return next((c for start, c in reversed(_clauses(text)) if start <= position), text)
 
 
 def _ages(low: int | None, high: int | None) -> str:

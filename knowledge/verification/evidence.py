@@ -17,7 +17,7 @@ from django.db import connection
 from django.db.models import Max
 
 from knowledge.domain.questions import ConversationTurn
-from knowledge.domain.temporal import SERVED
+from knowledge.domain.temporal import NEWER_PERIOD, SERVED
 from knowledge.embeddings import get_embedder, query_vectors
 from knowledge.models import AtomicUnit
 from knowledge.query.search import question_search
@@ -94,7 +94,7 @@ def claims_evidence(
     )
     # Every candidate of every claim read in one query.
     units = _units_read(
-        {pk for ranks, near in found.values() for pk in (*ranks, *near)}
+        {pk for ranked, near in found.values() for pk in (*ranked, *near)}
         | {pk for ids in stating for pk in ids}
     )
     evidence = []
@@ -129,8 +129,8 @@ def _ranked(searched: _Searched, day: dt.date) -> dict[int, int]:
 
 def _units_read(ids: set[int]) -> dict[int, AtomicUnit]:
     """The units, each knowing whether its concept holds a newer period (the temporal rule's
-    NEWER_PERIOD), read from each concept's latest start in one grouped query: as the rule's
-    EXISTS asks it, without a subquery a unit."""
+    NEWER_PERIOD, told its concept's latest start, read in one grouped query, instead of
+    asked as a subquery a unit)."""
     if not ids:
         return {}
     units = (
@@ -148,8 +148,8 @@ def _units_read(ids: set[int]) -> dict[int, AtomicUnit]:
         .values_list("concept_id", "latest")
     )
     for unit in units.values():
-        start = latest.get(unit.concept_id)
-        unit.newer_period_known = bool(unit.valid_to and start and start > unit.valid_to)
+        others = [(latest.get(unit.concept_id), True)]
+        unit.newer_period_known = NEWER_PERIOD.known(unit.valid_to, others)
     return units
 
 
@@ -266,12 +266,6 @@ def printed(figure: Figure) -> str:
         return f"{value.normalize():f}%"
     whole = value == value.to_integral_value()
     return f"£{value:,.0f}" if whole else f"£{value.quantize(Decimal('0.01')):,}"
-
-
-def _cosine(vector: np.ndarray, other) -> float:
-    other = np.asarray(other, dtype=float)
-    denominator = float(np.linalg.norm(vector) * np.linalg.norm(other)) or 1.0
-    return round(float(np.dot(vector, other)) / denominator, 4)
 
 
 def status_on(unit: AtomicUnit, day: dt.date) -> str:

@@ -14,10 +14,11 @@ from knowledge.domain.profile import Person
 from knowledge.domain.temporal import TemporalStatus
 from knowledge.text.ages_incomes import age_bounds
 from knowledge.text.applicability import Applicability
+from knowledge.text.words import denies
 from knowledge.verification.claims import Claim
 from knowledge.verification.compare import unit_clause
 from knowledge.verification.evidence import Evidence
-from knowledge.verification.verdicts import ClaimVerdict, denies
+from knowledge.verification.verdicts import ClaimVerdict
 
 _ELIGIBILITY = re.compile(
     r"\b(?:can|could|cannot|can't|able to|eligible|qualify|qualifies|entitled|allowed to|"

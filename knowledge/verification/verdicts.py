@@ -1,11 +1,9 @@
 """What claim checking answers: a claim's verdict with its reason, the units that decide it
-and what they hold, and an answer's verdicts; and the words both the verdicts and a person's
-reading need (a denial, the caveat of an ended period)."""
+and what they hold, and an answer's verdicts; and the caveat of an ended period."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 
 from knowledge.verification.claims import Claim
@@ -38,16 +36,6 @@ class Verification:
         if not self.claims:
             return None
         return round(sum(c.verdict == "supported" for c in self.claims) / len(self.claims), 4)
-
-
-_DENIAL = re.compile(
-    r"\b(?:not|cannot|can't|won't|don't|doesn't|isn't|aren't|never|no longer|neither|nor|no)\b",
-    re.I,
-)
-
-
-def denies(text: str) -> bool:
-    return bool(_DENIAL.search(text))
 
 
 def outdated_caveat(unit) -> str:

@@ -35,9 +35,7 @@ def _verdict(answer: str, evidence, day=None) -> tuple[str, str]:
     for found in evidence:
         found.about = found.similarity
     about = sorted(evidence, key=lambda e: -e.about)
-    found = claim_verify(
-        claim, about, evidence, cuts=CUTS, cited=set(), day=day or TODAY, dated=day is not None
-    )
+    found = claim_verify(claim, about, evidence, cuts=CUTS, cited=set(), day=day or TODAY)
     return found.verdict, found.reason
 
 

@@ -26,7 +26,6 @@ def _verdict(answer: str, unit: AtomicUnit) -> tuple[str, str]:
         cuts=Cuts(about=0.5, margin=0.05, meaning=0.6),
         cited=set(),
         day=dt.date(2026, 12, 7),
-        dated=False,
     )
     return found.verdict, found.reason
 

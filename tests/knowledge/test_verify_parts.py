@@ -9,7 +9,13 @@ from knowledge.models import AtomicUnit
 from knowledge.text.ages_incomes import age_bounds
 from knowledge.text.question_dates import date_in_words
 from knowledge.verification.claims import answer_claims, masked
-from knowledge.verification.compare import DIFFERS, NOT_COMPARABLE, SAME, figure_compared
+from knowledge.verification.compare import (
+    DIFFERS,
+    NOT_COMPARABLE,
+    SAME,
+    figure_compared,
+    unit_clause,
+)
 from knowledge.verification.evidence import Evidence
 from knowledge.verification.holdings import stable
 
@@ -59,6 +65,17 @@ def test_ages_compare_by_the_lines_they_draw():
     assert (wider.relation, wider.shown) == (DIFFERS, "aged 18 to 39")
     one_line = _compared("You must be under 40 to open a Lifetime ISA.", lifetime)
     assert one_line.relation == SAME
+
+
+def test_a_units_clause_about_the_claim_is_whole_and_its_figures_too():
+    (claim,) = answer_claims("A Lifetime ISA is for people aged 18 to 49.")
+    lists = _unit(
+        "Who can open an ISA: You must be: 16 or over for a cash ISA; 18 or over but under 40 "
+        "for a Lifetime ISA. Rates: the eldest child gets £25.60 a week"
+    )
+    assert unit_clause(claim, lists) == "18 or over but under 40 for a Lifetime ISA"
+    (rate,) = answer_claims("The eldest child gets £25.60 a week.")
+    assert unit_clause(rate, lists) == "the eldest child gets £25.60 a week"
 
 
 def test_a_figure_is_compared_with_the_unit_figure_said_of_the_same_thing():
