@@ -17,6 +17,7 @@ from django.utils import timezone
 from knowledge.domain.extraction import ValidityBasis
 from knowledge.extraction.dating import capture_year, snapshot_capture_year
 from knowledge.models import AtomicUnit, PageSnapshot, Source
+from knowledge.text.dates import counts_academic_years, hint_years
 from knowledge.text.evidence import locate_quote
 
 
@@ -51,7 +52,7 @@ def source_reverify(*, source_id: int) -> Reverification:
             AtomicUnit.objects.alive()
             .filter(source_id=source_id)
             .select_for_update(of=("self",))
-            .select_related("concept")
+            .select_related("concept", "snapshot")
         )
         for unit in units:
             _reverify(unit, current, now=now, report=report, held=held)
@@ -63,6 +64,22 @@ def _version_date(version: PageSnapshot, now):
     it has one (a capture replayed today may be years old), else now."""
     published = version.public_updated_at
     return published if published is not None and published < now else now
+
+
+def _unconfirmed_from(unit, current: PageSnapshot, now):
+    """From when a unit is no longer stated: the current version's date, but never within
+    the years the unit's own version names for its figures ('2015-16'): a page record's
+    date can be years older than its text (a page updated in 2024 carrying 2014's date), and
+    a version stating a unit for 2015-16 is the word on 2015-16, whatever came later."""
+    since = _version_date(current, now)
+    own = unit.snapshot
+    if own is None or not own.period_hint:
+        return since
+    years = hint_years(own.period_hint, academic=counts_academic_years(own.text))
+    if years is None:
+        return since
+    after = dt.datetime.combine(years[1] + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+    return min(max(since, after), now)
 
 
 def _confirmed_by_hand(unit, current: PageSnapshot) -> bool:
@@ -88,7 +105,7 @@ def _reverify(unit, current: PageSnapshot, *, now, report: Reverification, held:
         return
     if found is None:
         if unit.unconfirmed_at is None:
-            unit.unconfirmed_at = _version_date(current, now)
+            unit.unconfirmed_at = _unconfirmed_from(unit, current, now)
             unit.save(update_fields=["unconfirmed_at", "updated_at"])
         report.unconfirmed.append(unit.pk)
         report.concepts_touched.add(unit.concept.taxonomy_id)

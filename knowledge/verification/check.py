@@ -125,7 +125,10 @@ def claims_prepared(
     for claim, evidence in zip(claims, evidences, strict=True):
         topic = claim_topic(claim, evidence, before=f"{asked} {answer[: claim.sentence_start]}")
         features = [about_features(claim, found, topic) for found in evidence]
-        day, named = _claim_day(claim, answer, today)
+        later = [
+            c for c in claims if c.sentence_start == claim.sentence_start and c.start > claim.start
+        ]
+        day = _claim_day(claim, answer, today, later=later)
         if day != today:
             evidence = [
                 dataclasses.replace(e, temporal_status=status_on(e.unit, day)) for e in evidence
@@ -162,16 +165,25 @@ def verdicts_read(
     return verdicts
 
 
-def _claim_day(claim: Claim, answer: str, today: dt.date) -> tuple[dt.date, bool]:
-    """The day a claim speaks of: a year its sentence names, else the answer's."""
-    sentence = next(
-        (m.group() for m in SENTENCE.finditer(answer) if m.start() <= claim.start < m.end()),
-        claim.text,
-    )
+def _claim_day(claim: Claim, answer: str, today: dt.date, *, later: list[Claim] = ()) -> dt.date:
+    """The day a claim speaks of: a year its sentence names, else the answer's. A year named
+    in a later claim of the sentence is that claim's ("The higher rate is 40%, and the same
+    rates apply for 2025-26"); one named before it or in it is its own ("In 2024-25 you pay
+    8% …, and 2% above £967")."""
+    found = next((m for m in SENTENCE.finditer(answer) if m.start() <= claim.start < m.end()), None)
+    if found is None:
+        sentence = claim.text
+    else:
+        # The later claims blanked out, the sentence keeps its offsets.
+        chars = list(answer[found.start() : found.end()])
+        for other in later:
+            for i in range(max(other.start, found.start()), min(other.end, found.end())):
+                chars[i - found.start()] = " "
+        sentence = "".join(chars)
     # Only a year the sentence speaks of ("in 2023-24", "last tax year") is its day: a date
     # in a rule ("if your partner died before 6 April 2017") is part of what it says.
     mention = date_in_words(sentence, today=today, kinds=("span", "relative"))
-    return (mention.day, True) if mention else (today, False)
+    return mention.day if mention else today
 
 
 def claim_verify(

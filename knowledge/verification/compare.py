@@ -80,8 +80,16 @@ def figure_compared(
     ]
     best = max(overlap for overlap, *_ in scored)
     if best == 0 and near_claim:
-        # None of its figures is said to be of what the claim's is: comparing one would be a
-        # guess, and a guess must neither support nor contradict.
+        # None of its figures is said to be of what the claim's is. A unit printing two of
+        # the claim's figures, this one among them, states them ("between £242 and £967 a
+        # week" against "Your pay: £242 to £967 a week"): one printed figure alike may be a
+        # coincidence, two are the claim's. Comparing another would be a guess, and a guess
+        # must neither support nor contradict.
+        partners = [f for f in claim.figures if f is not figure and f.unit == figure.unit]
+        pair = any(equal(value, other) for other in partners for *_, value in printed)
+        for _, _, end, value, _ in scored:
+            if pair and equal(value, figure):
+                return _with_period(figure, unit, SAME, period_after(unit.text, end))
         return Comparison(NOT_COMPARABLE)
     # Of the figures said most like the claim's, those in the clause most like the claim.
     candidates = [item for item in scored if item[0] == best]

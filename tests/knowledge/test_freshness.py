@@ -2,6 +2,7 @@
 not served as current; a paragraph that moved keeps its units; an older capture stored late
 changes nothing; the replay of a corpus's captures reports each step."""
 
+import dataclasses
 import datetime as dt
 import json
 from io import StringIO
@@ -87,6 +88,22 @@ def test_a_changed_figure_leaves_the_old_unit_unconfirmed_and_out_of_default_sea
     assert rate.unconfirmed_at.date() == dt.date(2025, 4, 6)  # from the newer version's date
     default = selectors.concept_units(concept=rate.concept, as_of=today, include_historical=False)
     assert rate.pk not in [unit.pk for unit, _ in default]
+
+
+def test_a_unit_of_a_named_year_is_not_unconfirmed_within_that_year_by_an_older_page_date():
+    # The current version's record carries a date years older than its text (gov.uk's record
+    # of a page kept a 2014 date while its figures were 2024's): a unit the 2015-16 version
+    # stated is the word on 2015-16, and is unconfirmed only after it.
+    archived = dataclasses.replace(
+        page(RATE, CLAIM, updated="2014-06-01T09:00:00+01:00"), period_hint="2015-16"
+    )
+    first = ingest.page_store(document=archived)
+    rate = unit_quoting(first, RATE, unit_type="threshold", value_amount=81.90, value_unit="GBP")
+
+    ingest.page_store(document=page(CLAIM, updated="2014-12-15T17:11:10+00:00"))
+
+    rate.refresh_from_db()
+    assert rate.unconfirmed_at.date() == dt.date(2016, 4, 6)
 
 
 def test_a_moved_paragraph_keeps_its_unit_confirmed_with_new_offsets():

@@ -123,3 +123,30 @@ def test_a_claims_day_is_a_year_its_sentence_names_not_a_date_in_its_rule():
     assert said.day == dt.date(2023, 10, 1)
     rule = "You can claim if your partner died before 6 April 2017."
     assert date_in_words(rule, today=TODAY, kinds=("span", "relative")) is None
+
+
+def test_a_unit_about_the_quantity_printing_the_claims_very_figure_states_it():
+    # No word beside the claim's figure is beside the unit's: its very figure is still the
+    # claim's; a figure it does not print is never supported by it.
+    pay = "How much you pay > If you're employed: Your pay: £242 to £967 a week (£1,048 to £4,189 a month); 8%"
+    claim = "Employees pay 8% on earnings between £242 and £967 a week."
+    (read,) = answer_claims(claim)
+    lower = next(f for f in read.figures if f.printed == "£242")
+    assert figure_compared(read, lower, _unit(pay)).relation == SAME
+    other = "Employees pay 8% on earnings between £250 and £967 a week."
+    (read,) = answer_claims(other)
+    lower = next(f for f in read.figures if f.printed == "£250")
+    assert figure_compared(read, lower, _unit(pay)).relation != SAME
+
+
+def test_a_year_a_later_claim_of_the_sentence_names_is_that_claims():
+    from knowledge.verification.check import _claim_day
+
+    answer = "The higher rate of income tax is 40%, and the same rates apply for 2025-26."
+    first, second = answer_claims(answer)
+    assert _claim_day(first, answer, TODAY, later=[second]) == TODAY
+    assert _claim_day(second, answer, TODAY) == dt.date(2025, 10, 1)
+    leading = "In 2024-25 employees pay 8% between £242 and £967 a week, and 2% above £967."
+    first, second = answer_claims(leading)
+    assert _claim_day(first, leading, TODAY, later=[second]) == dt.date(2024, 10, 1)
+    assert _claim_day(second, leading, TODAY) == dt.date(2024, 10, 1)
