@@ -29,7 +29,7 @@ from evaluation.verification import (
 )
 from knowledge.embeddings import get_embedder
 from knowledge.models import AtomicUnit
-from knowledge.verification.aboutness import (
+from knowledge.reading.aboutness import (
     FEATURES,
     RULES,
     AboutnessModel,
@@ -290,7 +290,7 @@ def reader_train(cases: list[VerifyCase], *, data_path: Path, progress=print) ->
         "cuts": vars(reader.cuts),
         "manifest": {
             "what": "whether a candidate unit is about the same quantity as a claim, its "
-            "figures out of the reckoning (knowledge.verification.aboutness)",
+            "figures out of the reckoning (knowledge.reading.aboutness)",
             "base_weights": f"{get_embedder().name} (the similarities among the features)",
             "data": data_path.name,
             "data_sha256": hashlib.sha256(data_path.read_bytes()).hexdigest()[:16],

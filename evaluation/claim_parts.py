@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from evaluation.retrieval import normal_url, span_overlaps
 from evaluation.verification import GoldClaim, GoldPage, VerifyCase
 from knowledge.models import AtomicUnit
-from knowledge.verification.claims import Claim, answer_claims
+from knowledge.reading.claims import Claim, answer_claims
 
 RANKS = (1, 3, 5, 10)
 
@@ -112,7 +112,7 @@ def comparator_accuracy(cases: list[VerifyCase], prepared: dict) -> dict:
     claim's figure is found the same in one of them, and a contradicted claim's found to
     differ (or to be given for another period). Claims whose gold units the knowledge base
     does not hold are counted apart."""
-    from knowledge.verification.compare import DIFFERS, OTHER_PERIOD, SAME, figure_compared
+    from knowledge.reading.compare import DIFFERS, OTHER_PERIOD, SAME, figure_compared
 
     live = list(AtomicUnit.objects.filter(deleted_at__isnull=True).select_related("source"))
     right = wrong = not_held = 0

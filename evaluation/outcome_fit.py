@@ -127,8 +127,11 @@ def cross_validate(
     return result
 
 
-def model_fit(items: list[Labelled], *, target: float = FALSE_REFUSAL_TARGET, cv: dict) -> dict:
-    """The model on all the questions, as `outcome_model()` reads it."""
+def model_fit(
+    items: list[Labelled], *, target: float = FALSE_REFUSAL_TARGET, cv: dict, source: str = ""
+) -> dict:
+    """The model on all the questions, as `outcome_model()` reads it. `source`: the file
+    they come from (our own labelled questions; the dev file is a test)."""
     model = _fit(items)
     return {
         "weights": {
@@ -137,7 +140,8 @@ def model_fit(items: list[Labelled], *, target: float = FALSE_REFUSAL_TARGET, cv
         "bias": round(float(model.intercept_[0]), 4),
         "threshold": round(_threshold(model, items, target=target), 4),
         "fitted": {
-            "on": f"{len(items)} questions ({sum(i.answerable for i in items)} answerable)",
+            "on": f"{len(items)} questions ({sum(i.answerable for i in items)} answerable)"
+            + (f" of {source}" if source else ""),
             "date": dt.date.today().isoformat(),
             "false_refusal_target": target,
             "cross_validated": {

@@ -252,6 +252,8 @@ def summarise(results: list[QuestionResult]) -> dict:
         "outdated": sum(r.outcome == "outdated" for r in results),
         "false_refusals": sum(r.outcome == "no_match" for r in answerable),
         "false_low_confidence": sum(r.outcome == "low_confidence" for r in answerable),
+        # As served: the decision fitted on our own questions, never on this file.
+        "false_refusal_share": _share([r.outcome in REFUSALS for r in answerable]),
         "latency_ms": latency_summary([r.milliseconds for r in results]),
         "by_kind": {k: _recall_block(v) for k, v in _group(answerable, "kind").items()},
         "outcome_by_kind": {

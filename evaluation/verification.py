@@ -17,6 +17,7 @@ from evaluation.retrieval import latency_summary
 from knowledge.band_table import person_on
 from knowledge.domain.profile import Profile
 from knowledge.domain.temporal import as_of_or_today
+from knowledge.reading.claims import answer_claims
 from knowledge.validation import first_error
 from knowledge.verification.check import (
     Prepared,
@@ -25,7 +26,6 @@ from knowledge.verification.check import (
     claims_prepared,
     verdicts_read,
 )
-from knowledge.verification.claims import answer_claims
 from knowledge.verification.evidence import claims_evidence
 
 VERDICTS = ("supported", "contradicted", "unsupported")

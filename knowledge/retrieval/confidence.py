@@ -24,7 +24,10 @@ Signals (each in 0..1):
 - `answer_terms`: the share of the question's content words one unit of the kind asked for
   holds (the best such unit);
 - `designators_held`: a numbered variant the question names (Plan 2, Class 1A) is named by a
-  unit found (1 when it names none).
+  unit found (1 when it names none);
+- `states_asked`: how surely a shown unit of the best concept states what the question asks,
+  by the aboutness reading claim checking uses (knowledge.reading.aboutness: the question
+  read as a claim without figures).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from knowledge.domain.temporal import SERVED
+from knowledge.reading.aboutness import asked_stated
 from knowledge.text.dates import tax_year_start_year
 from knowledge.text.words import STOPWORDS, acronyms, designators, spelled_out
 
@@ -58,6 +62,7 @@ SIGNALS = (
     "rules_refuse",
     "answer_terms",
     "designators_held",
+    "states_asked",
 )
 # The knowledge base holds UK rules only: a question about another country's system (its
 # name, its citizens or its currency) is about something it does not hold.
@@ -147,6 +152,10 @@ def outcome_signals(
         "rules_refuse": float(bool(rule_reasons)),
         "answer_terms": _answer_terms(question, best, kind, wanted),
         "designators_held": _designators_held(question, units),
+        "states_asked": asked_stated(
+            question,
+            [(u.unit, best[0].concept.name, u.similarity, 1) for u in top_units],
+        ),
     }
 
 

@@ -3,9 +3,9 @@ own (`manage.py eval_verify --parts`):
 
 1. candidates (knowledge.verification.evidence): the claim searched as the question it
    answers, plus the units stating its figures;
-2. aboutness (knowledge.verification.aboutness): which candidates are about the same
+2. aboutness (knowledge.reading.aboutness): which candidates are about the same
    quantity — subject, measure, person — with the figures out of the reckoning;
-3. comparison (knowledge.verification.compare): the claim's figure against those units'
+3. comparison (knowledge.reading.compare): the claim's figure against those units'
    exactly (amount, period, age bounds);
 4. holdings (knowledge.verification.holdings): what is held when nothing is in force on the
    day the claim speaks of (the answer's `as_of`, or a year its sentence names).
@@ -36,9 +36,7 @@ from dataclasses import dataclass
 
 from knowledge.domain.profile import Person
 from knowledge.domain.temporal import TemporalStatus, as_of_or_today
-from knowledge.text.question_dates import date_in_words
-from knowledge.text.words import denies
-from knowledge.verification.aboutness import (
+from knowledge.reading.aboutness import (
     Cuts,
     Reader,
     about_features,
@@ -46,15 +44,18 @@ from knowledge.verification.aboutness import (
     claim_topic,
     served_reader,
 )
-from knowledge.verification.claims import SENTENCE, Claim, Figure, answer_claims
-from knowledge.verification.compare import (
+from knowledge.reading.candidates import Evidence
+from knowledge.reading.claims import SENTENCE, Claim, Figure, answer_claims
+from knowledge.reading.compare import (
     DIFFERS,
     NOT_COMPARABLE,
     OTHER_PERIOD,
     SAME,
     figure_compared,
 )
-from knowledge.verification.evidence import Evidence, claims_evidence, status_on
+from knowledge.text.question_dates import date_in_words
+from knowledge.text.words import denies
+from knowledge.verification.evidence import claims_evidence, status_on
 from knowledge.verification.holdings import (
     held_periods,
     newest,

@@ -21,28 +21,13 @@ from knowledge.domain.temporal import NEWER_PERIOD, SERVED
 from knowledge.embeddings import get_embedder, query_vectors
 from knowledge.models import AtomicUnit
 from knowledge.query.search import question_search
+from knowledge.reading.candidates import Evidence
+from knowledge.reading.claims import SENTENCE, Claim, Figure
 from knowledge.retrieval import SearchParams, nearest_units_each, thresholds_for_model
-from knowledge.verification.claims import SENTENCE, Claim, Figure
 
 UNITS_LOOKED_AT = 60
 UNITS_BY_VALUE = 20  # per figure
 UNITS_NEAREST = 25  # per vector, of every date, whatever their concept
-
-
-@dataclass
-class Evidence:
-    unit: AtomicUnit
-    similarity: float  # to the claim's own words
-    temporal_status: str
-    # To the claim as the question it answers (its figures out), and to the claim after the
-    # sentence before it (the answer's topic); the rank of the unit's concept in the
-    # question search (None: found otherwise).
-    masked_similarity: float = 0.0
-    context_similarity: float = 0.0
-    concept_rank: int | None = None
-    # Whether the unit is about the same quantity as the claim (knowledge.verification.
-    # aboutness), filled once the candidates are read.
-    about: float | None = None
 
 
 @dataclass(frozen=True)

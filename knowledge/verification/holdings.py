@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 
 from knowledge.domain.temporal import TemporalStatus
-from knowledge.verification.evidence import Evidence
+from knowledge.reading.candidates import Evidence
 
 # A figure the same in every period held over at least this many years, each period running
 # on from the one before, has not been set anew each year.

@@ -12,12 +12,12 @@ import re
 from knowledge.domain.fit import profile_fit
 from knowledge.domain.profile import Person
 from knowledge.domain.temporal import TemporalStatus
+from knowledge.reading.candidates import Evidence
+from knowledge.reading.claims import Claim
+from knowledge.reading.compare import unit_clause
 from knowledge.text.ages_incomes import age_bounds
 from knowledge.text.applicability import Applicability
 from knowledge.text.words import denies
-from knowledge.verification.claims import Claim
-from knowledge.verification.compare import unit_clause
-from knowledge.verification.evidence import Evidence
 from knowledge.verification.verdicts import ClaimVerdict
 
 _ELIGIBILITY = re.compile(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from knowledge.verification.claims import Claim
-from knowledge.verification.evidence import Evidence
+from knowledge.reading.candidates import Evidence
+from knowledge.reading.claims import Claim
 from knowledge.verification.holdings import period_words
 
 

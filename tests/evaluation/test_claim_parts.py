@@ -5,8 +5,8 @@ candidate is one it is about)."""
 from evaluation.aboutness import Pair, _figures, model_fit
 from evaluation.claim_parts import matched_claims
 from evaluation.verification import GoldClaim, VerifyCase
-from knowledge.verification.aboutness import FEATURES
-from knowledge.verification.claims import answer_claims
+from knowledge.reading.aboutness import FEATURES
+from knowledge.reading.claims import answer_claims
 
 
 def test_each_gold_claim_is_matched_to_the_claim_covering_it():

@@ -49,6 +49,22 @@ def test_the_command_rejects_bad_floors_before_evaluating():
         call_command("eval_retrieval", "--floors", "recal@5=0.9")
 
 
+def test_the_served_decision_is_fitted_on_our_own_questions_only(tmp_path):
+    other = tmp_path / "dev_questions.jsonl"
+    other.write_text("", encoding="utf-8")
+    with pytest.raises(CommandError, match="our own labelled questions only"):
+        call_command("eval_retrieval", str(other), "--cv", "--write-model")
+
+
+def test_the_served_false_refusals_are_a_ceiling():
+    floors = _floors("served_false_refusals_max=0.05")
+
+    assert _below_floors({**_report(), "false_refusal_share": 0.04}, floors) == []
+    assert _below_floors({**_report(), "false_refusal_share": 0.08}, floors) == [
+        "served_false_refusals_max: 0.080 above 0.05"
+    ]
+
+
 def test_figures_at_or_above_their_floors_pass():
     floors = _floors("recall@5=0.91,refused=0.5,follow_up=0.85,abbreviation=0.8,aspects=0.86")
 

@@ -19,7 +19,7 @@ from evaluation.verification import (
     summarise_verification,
 )
 from knowledge import embeddings
-from knowledge.verification.claims import Claim
+from knowledge.reading.claims import Claim
 from knowledge.verification.verdicts import ClaimVerdict, Verification
 
 ANSWER = "You get £25.60 a week for the eldest child. Each other child gets £16.95 a month."

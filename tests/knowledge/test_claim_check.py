@@ -6,11 +6,11 @@ import datetime as dt
 from decimal import Decimal
 
 from knowledge.models import AtomicUnit
-from knowledge.verification.aboutness import Cuts
+from knowledge.reading.aboutness import Cuts
+from knowledge.reading.claims import answer_claims
+from knowledge.reading.unit_figures import figure_context
 from knowledge.verification.check import claim_verify
-from knowledge.verification.claims import answer_claims
 from knowledge.verification.evidence import Evidence
-from knowledge.verification.unit_figures import figure_context
 
 
 def _evidence(text: str, amount: str, period: str = "week", similarity: float = 0.8):

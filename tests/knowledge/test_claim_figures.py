@@ -7,10 +7,11 @@ from decimal import Decimal
 import pytest
 
 from knowledge.models import AtomicUnit
-from knowledge.verification.aboutness import Cuts
+from knowledge.reading.aboutness import Cuts
+from knowledge.reading.candidates import Evidence
+from knowledge.reading.claims import Figure, answer_claims
 from knowledge.verification.check import claim_verify
-from knowledge.verification.claims import Figure, answer_claims
-from knowledge.verification.evidence import Evidence, _units_stating
+from knowledge.verification.evidence import _units_stating
 from tests.factories import UnitFactory
 
 ABOVE = {"amount": "60000", "unit": "GBP", "period": "year", "role": "above", "printed": "£60,000"}

@@ -11,9 +11,9 @@ import pytest
 
 from knowledge.models import AtomicUnit, Category, Concept, Source
 from knowledge.providers import OpenAIProvider
-from knowledge.verification.aboutness import RULES
+from knowledge.reading.aboutness import RULES
+from knowledge.reading.candidates import Evidence
 from knowledge.verification.check import answer_verify
-from knowledge.verification.evidence import Evidence
 from knowledge.verification.judge import claim_judge
 from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
 

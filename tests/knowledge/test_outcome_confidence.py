@@ -45,6 +45,8 @@ def _seen(unit: AtomicUnit, *, similarity: float = 0.8, status: str = "current")
 
 
 def _hit(concept: Concept, *units: UnitHit, score: float = 0.7, below=False) -> ConceptHit:
+    for seen in units:
+        seen.unit.concept = concept  # a unit found under a concept is that concept's
     return ConceptHit(
         concept=concept,
         score=score,
@@ -114,6 +116,22 @@ def test_signals_are_the_named_set_each_between_0_and_1():
     assert all(0.0 <= value <= 1.0 for value in signals.values())
     assert signals["topic_has_facts"] == signals["topic_has_amount"] == 1.0
     assert signals["asks_amount"] == 1.0 and signals["kind_found"] == 1.0
+
+
+def test_states_asked_is_how_surely_a_shown_unit_states_what_is_asked():
+    # The served aboutness reading, the question read as a claim without figures: a unit of
+    # the quantity asked about reads as more about it than one of another scheme's.
+    isa = _concept("ISA allowance")
+    allowance = _unit("Every tax year you can put up to £20,000 into ISAs.", kind="threshold")
+    lisa = _concept("Lifetime ISA bonus")
+    bonus = _unit("The government adds a 25% bonus to your Lifetime ISA savings.", kind="rule")
+    question = "How much can I put into my ISAs each tax year?"
+
+    stated = _signals(question, [_hit(isa, _seen(allowance, similarity=0.7))])
+    other = _signals(question, [_hit(lisa, _seen(bonus, similarity=0.7))])
+
+    assert stated["states_asked"] > other["states_asked"]
+    assert _signals(question, [], rows=())["states_asked"] == 0.0
 
 
 def test_nothing_found_gives_no_evidence():

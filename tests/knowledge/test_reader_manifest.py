@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from knowledge.verification.aboutness import FEATURES, MODEL_FILE, served_reader
+from knowledge.reading.aboutness import FEATURES, MODEL_FILE, served_reader
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "evaluation" / "data" / "claims.jsonl"
@@ -42,7 +42,7 @@ import sys
 sys.modules["sklearn"] = None  # importing it would fail
 import django
 django.setup()
-from knowledge.verification.aboutness import served_reader
+from knowledge.reading.aboutness import served_reader
 print(served_reader().name)
 """
 

@@ -12,9 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from knowledge import embeddings
+from knowledge.reading.claims import answer_claims
 from knowledge.verification import evidence
 from knowledge.verification.check import answer_verify
-from knowledge.verification.claims import answer_claims
 from knowledge.verification.evidence import claim_evidence, claims_evidence
 from tests.factories import ConceptFactory, UnitFactory, axis_vector
 

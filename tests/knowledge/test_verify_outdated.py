@@ -9,9 +9,9 @@ from decimal import Decimal
 
 import pytest
 
-from knowledge.verification.aboutness import RULES
+from knowledge.reading.aboutness import RULES
+from knowledge.reading.candidates import Evidence
 from knowledge.verification.check import answer_verify
-from knowledge.verification.evidence import Evidence
 from tests.factories import ConceptFactory, UnitFactory, tax_year
 
 LATER = dt.date(2026, 12, 1)

@@ -6,17 +6,17 @@ import datetime as dt
 from decimal import Decimal
 
 from knowledge.models import AtomicUnit
-from knowledge.text.ages_incomes import age_bounds
-from knowledge.text.question_dates import date_in_words
-from knowledge.verification.claims import answer_claims, masked
-from knowledge.verification.compare import (
+from knowledge.reading.candidates import Evidence
+from knowledge.reading.claims import answer_claims, masked
+from knowledge.reading.compare import (
     DIFFERS,
     NOT_COMPARABLE,
     SAME,
     figure_compared,
     unit_clause,
 )
-from knowledge.verification.evidence import Evidence
+from knowledge.text.ages_incomes import age_bounds
+from knowledge.text.question_dates import date_in_words
 from knowledge.verification.holdings import stable
 
 TODAY = dt.date(2026, 12, 7)

@@ -4,7 +4,7 @@ period, the date), numbers in words, a wrong citation, nothing to check, oversiz
 import pytest
 
 from knowledge.models import AtomicUnit
-from knowledge.verification.claims import answer_claims, claim_figures
+from knowledge.reading.claims import answer_claims, claim_figures
 from navigator.models import QueryLog
 from navigator.schemas.verify import MAX_ANSWER_CHARS
 from tests.fake_openai import fake_openai_fixture, point_settings_at  # noqa: F401
@@ -210,7 +210,7 @@ def test_a_failing_model_leaves_the_rules_verdict_and_says_why(kb, api, settings
 
 
 def test_units_stating_a_figure_are_found_by_its_value(kb, db):
-    from knowledge.verification.claims import Figure
+    from knowledge.reading.claims import Figure
     from knowledge.verification.evidence import _units_stating, printed
 
     figure = claim_figures("The full new State Pension is £221.20 a week.")[0]

@@ -22,7 +22,7 @@ from evaluation.verification import (
     summarise_verification,
     verification_warm,
 )
-from knowledge.verification.aboutness import RULES, served_reader
+from knowledge.reading.aboutness import RULES, served_reader
 from knowledge.verification.judge import claim_judge
 
 DEFAULT_FILE = Path(settings.BASE_DIR).parent / "shared" / "eval" / "verify_cases_dev.jsonl"

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.aboutness import reader_train
 from evaluation.verification import CaseFileError, load_cases
-from knowledge.verification.aboutness import MODEL_FILE
+from knowledge.reading.aboutness import MODEL_FILE
 
 DEFAULT_DATA = Path(settings.BASE_DIR) / "evaluation" / "data" / "claims.jsonl"
 

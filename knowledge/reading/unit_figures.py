@@ -2,7 +2,7 @@
 percent, a length of time in days), whether one equals the claim's (exactly, within 5% when
 the claim says "about", a length of time within a month's rounding), whether one is printed
 for another year's span, its period, whether the unit is a worked example, and the words
-beside a figure, which say what it is the figure of (knowledge.verification.compare compares,
+beside a figure, which say what it is the figure of (knowledge.reading.compare compares,
 knowledge.verification.check decides the verdict)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import re
 from decimal import Decimal
 
 from knowledge.models import AtomicUnit
+from knowledge.reading.claims import Figure, claim_figures, period_after
 from knowledge.text.amounts import find_amounts
 from knowledge.text.words import STOPWORDS, designators
-from knowledge.verification.claims import Figure, claim_figures, period_after
 
 APPROXIMATE_SHARE = Decimal("0.05")  # "about £1,000" allows 5%
 

@@ -1,7 +1,7 @@
 """Is a unit about the same quantity as a claim — the same subject, measure and person, not
 the same value? Decided with the claim's figures out of the reckoning, so that a different
 number can never make a unit look less (or more) about the claim: whether the figure agrees is
-the comparator's question (knowledge.verification.compare), asked only of the units this
+the comparator's question (knowledge.reading.compare), asked only of the units this
 part keeps.
 
 Each candidate is described by a few signals (`FEATURES`): its similarity to the claim's
@@ -26,17 +26,17 @@ from functools import lru_cache
 from pathlib import Path
 
 from knowledge.models import AtomicUnit
-from knowledge.text.words import designators
-from knowledge.text.words import word_stems as stems
-from knowledge.verification.claims import Claim, masked
-from knowledge.verification.compare import unit_clause
-from knowledge.verification.evidence import Evidence
-from knowledge.verification.unit_figures import (
+from knowledge.reading.candidates import Evidence
+from knowledge.reading.claims import Claim, masked
+from knowledge.reading.compare import unit_clause
+from knowledge.reading.unit_figures import (
     another_variant,
     figure_context,
     printed_figures,
     worked_example,
 )
+from knowledge.text.words import designators
+from knowledge.text.words import word_stems as stems
 
 MODEL_FILE = Path(__file__).resolve().parents[1] / "reader" / "aboutness.json"
 FEATURES = (
@@ -90,10 +90,14 @@ def claim_topic(claim: Claim, candidates: list[Evidence], *, before: str = "") -
     return Topic(own, own | stems(before), weight, max(weight.values(), default=1.0))
 
 
-def about_features(claim: Claim, evidence: Evidence, topic: Topic) -> dict[str, float]:
+def about_features(
+    claim: Claim, evidence: Evidence, topic: Topic, *, concept_name: str | None = None
+) -> dict[str, float]:
+    """`concept_name`: the unit's concept's name, when the caller holds it (a search's hit
+    does), so that it is not read again unit by unit."""
     unit = evidence.unit
     figure_words, foreign, same = _beside_figures(claim, unit)
-    name = stems(unit.concept.name)
+    name = stems(unit.concept.name if concept_name is None else concept_name)
     words = stems(unit.text)
     clause_text = unit_clause(claim, unit)
     clause = stems(clause_text)
@@ -266,3 +270,36 @@ def about_scored(
 
 def _share(wanted: frozenset[str], found: frozenset[str]) -> float:
     return len(wanted & found) / len(wanted) if wanted else 0.0
+
+
+def asked_stated(
+    question: str, shown: list[tuple[AtomicUnit, str, float, int]], *, reader: Reader | None = None
+) -> float:
+    """How surely one of a search's shown units states what the question asks: the question
+    read as a claim without figures (what it asks about, not a value), each shown unit (with
+    its concept's name, its similarity to the question and its concept's rank) scored by the
+    served aboutness reading, the best of them. 0 when nothing is shown. The ok/refuse
+    decision weighs it (knowledge.retrieval.confidence)."""
+    if not shown:
+        return 0.0
+    reader = reader or served_reader()
+    claim = Claim(0, len(question), question)
+    candidates = [
+        Evidence(
+            unit,
+            similarity,
+            "",
+            masked_similarity=similarity,
+            context_similarity=similarity,
+            concept_rank=rank,
+        )
+        for unit, _, similarity, rank in shown
+    ]
+    topic = claim_topic(claim, candidates)
+    return round(
+        max(
+            reader.score(about_features(claim, found, topic, concept_name=name))
+            for found, (_, name, _, _) in zip(candidates, shown, strict=True)
+        ),
+        4,
+    )

@@ -1,5 +1,5 @@
 """Part 3 of claim checking: the exact comparison of a claim's figure with a unit already
-judged to be about the same quantity (knowledge.verification.aboutness). Amounts to the
+judged to be about the same quantity (knowledge.reading.aboutness). Amounts to the
 penny, percentages, lengths of time in days (within a month's rounding), "about" within 5%,
 number words and "£20k" as the claim reader reads them, the period next to each figure
 (a week, a month, a year), and ages as the bounds their clause states ("aged 18 to 49"
@@ -10,15 +10,14 @@ eldest child's rate beside the others')."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 from decimal import Decimal
 
 from knowledge.models import AtomicUnit
-from knowledge.text.ages_incomes import age_bounds
-from knowledge.text.words import denies, designators, word_stems
-from knowledge.verification.claims import Claim, Figure, masked, period_after
-from knowledge.verification.unit_figures import (
+from knowledge.reading.claims import Claim, Figure, masked, period_after
+from knowledge.reading.unit_figures import (
     another_variant,
     equal,
     figure_context,
@@ -28,6 +27,8 @@ from knowledge.verification.unit_figures import (
     unit_values,
     worked_example,
 )
+from knowledge.text.ages_incomes import age_bounds
+from knowledge.text.words import denies, designators, word_stems
 
 SAME, DIFFERS, OTHER_PERIOD, NOT_COMPARABLE = "same", "differs", "other_period", "none"
 # Two values of one amount, another year's or a wrong one, are seldom more than this many
@@ -152,20 +153,29 @@ def unit_clause(claim: Claim, unit: AtomicUnit, *, bounded: bool = False) -> str
     ISA; 18 or over but under 40 for a Lifetime ISA", the item the claim is about), the
     shorter of two alike; with `bounded`, among those stating an age bound."""
     own = word_stems(masked(claim.text))
-    found = [clause for _, clause in _clauses(unit.text)]
+    found = _clause_stems(unit.text)
     if bounded:
-        found = [clause for clause in found if age_bounds(clause) is not None]
-    return max(found, key=lambda clause: (len(own & word_stems(clause)), -len(clause)), default="")
+        found = tuple(item for item in found if age_bounds(item[0]) is not None)
+    best = max(found, key=lambda item: (len(own & item[1]), -len(item[0])), default=None)
+    return best[0] if best else ""
 
 
-def _clauses(text: str) -> list[tuple[int, str]]:
+# The same units come back search after search, claim after claim: each text's clauses, and
+# their words, are read once.
+@functools.lru_cache(maxsize=4096)
+def _clause_stems(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple((clause, word_stems(clause)) for _, clause in _clauses(text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _clauses(text: str) -> tuple[tuple[int, str], ...]:
     """(where it starts, the clause) for each clause of the text."""
     found, start = [], 0
     for end in [*(m.start() for m in _CLAUSE_END.finditer(text)), len(text)]:
         if text[start:end].strip():
             found.append((start, text[start:end].strip()))
         start = end + 1
-    return found
+    return tuple(found)
 
 
 def _clause_at(text: str, position: int) -> str:
