@@ -29,6 +29,7 @@ from knowledge.retrieval.sql import (
     table_sizes_forget,
     tune_index_scans,
     unit_ef_search,
+    units_similarities,
     vector_literal,
 )
 
@@ -54,6 +55,7 @@ __all__ = [
     "table_sizes_forget",
     "thresholds_for_model",
     "tune_index_scans",
+    "units_similarities",
     "unit_ef_search",
     "vector_literal",
 ]

@@ -12,7 +12,6 @@ import json
 from dataclasses import dataclass
 from decimal import Decimal
 
-import numpy as np
 from django.db import connection
 from django.db.models import Max
 
@@ -23,7 +22,12 @@ from knowledge.models import AtomicUnit
 from knowledge.query.search import question_search
 from knowledge.reading.candidates import Evidence
 from knowledge.reading.claims import SENTENCE, Claim, Figure
-from knowledge.retrieval import SearchParams, nearest_units_each, thresholds_for_model
+from knowledge.retrieval import (
+    SearchParams,
+    nearest_units_each,
+    thresholds_for_model,
+    units_similarities,
+)
 
 UNITS_LOOKED_AT = 60
 UNITS_BY_VALUE = 20  # per figure
@@ -77,17 +81,19 @@ def claims_evidence(
     stating = _ids_stating_each(
         [claim.figures for claim in claims], exclude=[set(found[s][0]) for s in searched]
     )
-    # Every candidate of every claim read in one query.
-    units = _units_read(
-        {pk for ranked, near in found.values() for pk in (*ranked, *near)}
-        | {pk for ids in stating for pk in ids}
-    )
+    # Every candidate of every claim read in one query, and its similarity to every text
+    # searched in another, computed where the vectors are.
+    ids = {pk for ranked, near in found.values() for pk in (*ranked, *near)} | {
+        pk for by_value in stating for pk in by_value
+    }
+    units = _units_read(ids)
+    similarities = units_similarities(units, [vectors[text] for text in texts])
+    column = {text: index for index, text in enumerate(texts)}
     evidence = []
     for s, by_value in zip(searched, stating, strict=True):
         ranks, near = found[s]
-        ids = dict.fromkeys([*ranks, *near, *by_value])
-        pool = [units[pk] for pk in ids if pk in units]
-        evidence.append(_evidence(pool, s, vectors, ranks, day))
+        pool = [units[pk] for pk in dict.fromkeys([*ranks, *near, *by_value]) if pk in units]
+        evidence.append(_evidence(pool, s, similarities, column, ranks, day))
     return evidence
 
 
@@ -121,7 +127,8 @@ def _units_read(ids: set[int]) -> dict[int, AtomicUnit]:
     units = (
         AtomicUnit.objects.filter(pk__in=ids, deleted_at__isnull=True)
         .select_related("concept", "source")
-        .defer("concept__embedding")  # a concept's vector is never read here
+        # Vectors are compared in the database (`units_similarities`), never read here.
+        .defer("embedding", "concept__embedding")
         .in_bulk()
     )
     latest = dict(
@@ -138,31 +145,22 @@ def _units_read(ids: set[int]) -> dict[int, AtomicUnit]:
     return units
 
 
-def _evidence(pool, searched: _Searched, vectors, ranks, day) -> list[Evidence]:
-    if not pool:
-        return []
-    matrix = np.asarray([unit.embedding for unit in pool], dtype=np.float32)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-9
-    own, masked_, after = (
-        matrix @ _unit(vectors[text]) for text in (searched.words, searched.masked, searched.after)
-    )
+def _evidence(pool, searched: _Searched, similarities, column, ranks, day) -> list[Evidence]:
+    """`similarities`: unit id → its similarity to each text searched, in `column` order."""
+    own, masked_, after = (column[t] for t in (searched.words, searched.masked, searched.after))
     found = [
         Evidence(
             unit,
-            round(float(own[i]), 4),
+            round(similarities[unit.pk][own], 4),
             _status(unit, unit.temporal_status_on(day).value, day),
-            masked_similarity=round(float(masked_[i]), 4),
-            context_similarity=round(float(after[i]), 4),
+            masked_similarity=round(similarities[unit.pk][masked_], 4),
+            context_similarity=round(similarities[unit.pk][after], 4),
             concept_rank=ranks.get(unit.pk),
         )
-        for i, unit in enumerate(pool)
+        for unit in pool
+        if unit.pk in similarities
     ]
     return sorted(found, key=lambda e: -e.similarity)[:UNITS_LOOKED_AT]
-
-
-def _unit(vector) -> np.ndarray:
-    vector = np.asarray(vector, dtype=np.float32)
-    return vector / (np.linalg.norm(vector) + 1e-9)
 
 
 def _conversation(before: str, asked: str) -> list[ConversationTurn]:
