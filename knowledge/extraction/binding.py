@@ -67,8 +67,27 @@ def proposals_bind(
         proposal.candidates = [(usable[i].taxonomy_id, float(score[i])) for i in order]
         best = float(score[order[0]])
         runner_up = float(score[order[1]]) if len(order) > 1 else -1.0
-        if best - runner_up >= margin:
+        if best - runner_up >= margin or (
+            len(order) > 1 and _narrower_named(proposal, usable[order[0]], usable[order[1]])
+        ):
             proposal.concept_id = usable[order[0]].taxonomy_id
+
+
+def _name_words(concept) -> frozenset[str]:
+    """The words of a concept's name and id, without the abbreviation its name gives in
+    brackets ("Who can open a Lifetime ISA (LISA)"): a unit need not repeat it."""
+    name = re.sub(r"\([^)]*\)", " ", concept.name)
+    return content_words(f"{name} {concept.taxonomy_id.replace('_', ' ').replace('.', ' ')}")
+
+
+def _narrower_named(proposal: UnitProposal, best, runner_up) -> bool:
+    """A close race between a concept and the broader one whose name it extends, won by the
+    narrower, is no race when the unit says the words that narrow it: "If you're opening a
+    Lifetime ISA you must also be under 40" is the Lifetime ISA's eligibility, however near
+    the ISAs' own eligibility it sits."""
+    narrow, broad = _name_words(best), _name_words(runner_up)
+    extra = narrow - broad
+    return bool(broad) and broad < narrow and extra <= content_words(proposal.text)
 
 
 @dataclass(frozen=True)

@@ -84,3 +84,24 @@ def test_the_rate_of_the_year_claimed_is_supported(probes_kb):
         "Child Benefit is £25.60 a week for the eldest child.", as_of=dt.date(2024, 10, 1)
     )
     assert (claim.verdict, claim.reason, claim.caveat) == ("supported", "value_matches", "")
+
+
+@pytest.mark.django_db
+def test_an_age_range_wider_than_the_lifetime_isas_is_contradicted_by_it(probes_kb):
+    claim = _only("A Lifetime ISA is for people aged 18 to 49.")
+    assert claim.verdict == "contradicted"
+    assert "under 40" in claim.evidence[0].unit.text
+    # The 2025-26 page states the bound the claim oversteps in a sentence of its own ("you
+    # must also be under 40"), its lower bound in the one before it.
+    assert claim.knowledge_base_value == "aged 39 or under"
+
+
+@pytest.mark.django_db
+def test_yes_you_can_open_a_lifetime_isa_is_contradicted_for_a_45_year_old(probes_kb):
+    from knowledge.band_table import person_on
+    from knowledge.domain.profile import Profile
+
+    person = person_on(Profile.model_validate({"age": 45}), dt.date(2026, 12, 7))
+    claim = _only("Yes, you can open a Lifetime ISA.", person=person)
+    assert (claim.verdict, claim.reason) == ("contradicted", "not_for_this_person")
+    assert "under 40" in claim.evidence[0].unit.text
