@@ -52,10 +52,15 @@ _ENTITLEMENT_WORDS = re.compile(
     r"eligible|entitled|you('ll| will) (only )?(get|qualify)|if you('re| are)|you('re| are) not eligible)\b",
     re.I,
 )
+# An adverb of frequency between the verb and its subject says how often, not whether: "PIP
+# is usually paid every 4 weeks", "You do not usually pay tax when you sell your home".
+_OFTEN = r"(?:usually |normally |generally |only |also )?"
 _RULE = re.compile(
     r"\b(you (must|cannot|can't|can not|can|need to|have to|should|will not|won't|do not need|"
     r"do not have to|must not|may)|it('s| is) (not )?(possible|illegal)|is taxed|are taxed|"
-    r"does not|do not count|counts? towards|will be|is paid|are paid|helps? (?:you|them))\b",
+    rf"does not|do not count|counts? towards|will be|(?:is|are) {_OFTEN}paid|"
+    rf"you (?:do not |don't ){_OFTEN}pay|you {_OFTEN}pay (?:no|tax|income tax|national insurance)|"
+    r"helps? (?:you|them))\b",
     re.I,
 )
 

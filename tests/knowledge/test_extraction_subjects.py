@@ -101,6 +101,9 @@ def test_a_presupposed_eligibility_is_not_typed_eligibility():
         ("You can make a claim online.", "rule"),
         ("To get Guardian's Allowance all of the following must apply:", "eligibility"),
         ("To claim, you must fill in form SSP1.", "rule"),
+        # how often, between the verb and its subject, still a rule
+        ("PIP is usually paid every 4 weeks.", "rule"),
+        ("You do not usually pay tax when you sell your home.", "rule"),
     ],
 )
 def test_a_sentence_is_typed_by_what_it_does(sentence, kind):
