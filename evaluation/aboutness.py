@@ -224,17 +224,19 @@ def verdicts_cross_validated(cases: list[VerifyCase], prepared: dict[str, list[P
 
     groups = [case_group(case) for case in cases]
     held_out: list[CaseResult | None] = [None] * len(cases)
-    chosen = []
+    chosen, folds = [], []
     for train, test in GroupKFold(n_splits=FOLDS).split(cases, groups=groups):
         training = [cases[i] for i in train]
         reader = best_cuts(training, prepared, model_fit(labelled_pairs(training, prepared)))
         chosen.append(vars(reader.cuts))
         for i in test:
             held_out[i] = case_read(cases[i], prepared[cases[i].id], reader)
+        folds.append([i for i in test])
     rules = [case_read(case, prepared[case.id], RULES) for case in cases]
     return {
-        "model": _headline(held_out) | {"cuts_chosen": chosen},
-        "rules": _headline(rules),
+        "model": _headline(held_out)
+        | {"cuts_chosen": chosen, "by_fold": [_headline([held_out[i] for i in f]) for f in folds]},
+        "rules": _headline(rules) | {"by_fold": [_headline([rules[i] for i in f]) for f in folds]},
     }
 
 

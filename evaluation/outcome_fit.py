@@ -29,7 +29,9 @@ class Labelled:
     answerable: bool
     signals: dict[str, float]
     below_quality_only: bool = False
-    no_topic: bool = False  # the rules found no topic of the taxonomy: refused whatever the model
+    # The rules found no topic of the taxonomy, or nothing in force on the day asked about:
+    # refused whatever the model says.
+    no_topic: bool = False
     # Served, the answer would be `outdated` (its leading units past the newest period held),
     # which is right for an unanswerable question, and for an answerable one only when
     # `outdated_right` (no date asked, and a gold unit served).

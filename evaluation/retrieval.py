@@ -22,7 +22,7 @@ from knowledge.domain.questions import ConversationTurn
 from knowledge.models import AtomicUnit
 from knowledge.query.search import question_search
 from knowledge.retrieval import SearchParams, SearchResult, concept_search
-from knowledge.retrieval.outcome import nothing_near, past_newest_period
+from knowledge.retrieval.outcome import NO_RULE_ON_DATE, nothing_near, past_newest_period
 from knowledge.text.normalise import normalise_inline
 from knowledge.validation import first_error
 
@@ -184,7 +184,7 @@ def labelled(results: list[QuestionResult]) -> list[Labelled]:
             answerable=r.answerable,
             signals=r.signals,
             below_quality_only=r.reasons == ["below_quality"],
-            no_topic=nothing_near(r.reasons, r.signals),
+            no_topic=nothing_near(r.reasons, r.signals) or r.reasons[:1] == [NO_RULE_ON_DATE],
             outdated=r.past_newest_period,
             outdated_right=_outdated_right(r),
         )

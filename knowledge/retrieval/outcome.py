@@ -40,6 +40,9 @@ TOPIC_WORDS_SHARE = 2 / 3
 # concept and no unit): no weighing of signals makes it answerable. A topic below the scope
 # threshold is only weighed: paraphrases and everyday words fall under it.
 NO_TOPIC = "nothing_above_floor"
+# Nothing the knowledge base holds is in force on the day asked about: a fact about the
+# dates, not a doubt the model weighs. Served, the answer would state a rule for another day.
+NO_RULE_ON_DATE = "no_rule_in_force_on_date"
 # Reasons that say the facts are not there (no_match); the others say they may be, unsure.
 _ABSENT = (
     "out_of_scope",
@@ -87,7 +90,7 @@ def decide_outcome(*, params, hits, topic, concept_rows, thresholds, day) -> Dec
     confidence = model.confidence(signals)
     if reasons == ["below_quality"]:
         return Decision("low_confidence", reasons, confidence, signals)
-    if nothing_near(reasons, signals):
+    if nothing_near(reasons, signals) or reasons[:1] == [NO_RULE_ON_DATE]:
         return Decision("no_match", reasons, confidence, signals)
     if confidence >= model.threshold:
         return _dated(Decision("ok", [], confidence, signals), hits, params.query)

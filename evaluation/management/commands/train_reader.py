@@ -34,6 +34,13 @@ class Command(BaseCommand):
         out.write_text(json.dumps(trained, indent=2) + "\n", encoding="utf-8")
         verdicts = trained["manifest"]["cv_verdicts"]
         for name in ("model", "rules"):
-            figures = {k: v for k, v in verdicts[name].items() if k != "cuts_chosen"}
-            self.stdout.write(f"cross-validated verdicts, {name}: {figures}")
+            shown = {k: v for k, v in verdicts[name].items() if k not in ("cuts_chosen", "by_fold")}
+            self.stdout.write(f"cross-validated verdicts, {name}: {shown}")
+            for fold, figures in enumerate(verdicts[name]["by_fold"], 1):
+                self.stdout.write(
+                    f"  fold {fold}: accuracy {figures['verdict_accuracy']}, contradicted recall "
+                    f"{figures['contradicted_recall']}, supported precision "
+                    f"{figures['supported_precision']}, unsupported recall "
+                    f"{figures['unsupported_recall']}"
+                )
         self.stdout.write(f"serves: {trained['serves']}; written to {out}")
