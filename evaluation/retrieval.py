@@ -22,7 +22,7 @@ from knowledge.domain.questions import ConversationTurn
 from knowledge.models import AtomicUnit
 from knowledge.query.search import question_search
 from knowledge.retrieval import SearchParams, SearchResult, concept_search
-from knowledge.retrieval.outcome import NO_RULE_ON_DATE, nothing_near, past_newest_period
+from knowledge.retrieval.outcome import nothing_near, past_newest_period
 from knowledge.text.normalise import normalise_inline
 from knowledge.validation import first_error
 
@@ -93,6 +93,8 @@ class QuestionResult:
     dated: bool = False  # the question names its day (`as_of`)
     # Its leading units are past the newest period held: served, it answers `outdated`.
     past_newest_period: bool = False
+    # Refused whatever the model says (nothing near, or nothing in force on the day asked).
+    refusal_decisive: bool = False
 
 
 def load_questions(path: Path) -> list[DevQuestion]:
@@ -165,6 +167,7 @@ def evaluate_question(
         group=_fold_group(question),
         dated=question.as_of is not None,
         past_newest_period=past_newest_period(result.concepts, question.question),
+        refusal_decisive=result.refusal_decisive,
     )
 
 
@@ -184,7 +187,7 @@ def labelled(results: list[QuestionResult]) -> list[Labelled]:
             answerable=r.answerable,
             signals=r.signals,
             below_quality_only=r.reasons == ["below_quality"],
-            no_topic=nothing_near(r.reasons, r.signals) or r.reasons[:1] == [NO_RULE_ON_DATE],
+            no_topic=nothing_near(r.reasons, r.signals) or r.refusal_decisive,
             outdated=r.past_newest_period,
             outdated_right=_outdated_right(r),
         )

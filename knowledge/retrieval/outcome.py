@@ -40,8 +40,11 @@ TOPIC_WORDS_SHARE = 2 / 3
 # concept and no unit): no weighing of signals makes it answerable. A topic below the scope
 # threshold is only weighed: paraphrases and everyday words fall under it.
 NO_TOPIC = "nothing_above_floor"
-# Nothing the knowledge base holds is in force on the day asked about: a fact about the
-# dates, not a doubt the model weighs. Served, the answer would state a rule for another day.
+# Nothing in force on the day asked about. When no hit bears a unit on that day, or every
+# figure the topic holds starts after it and no fact found names a start by then, it is a fact
+# about the dates, not a doubt the model weighs (served, the answer would state a rule for
+# another day). Otherwise it is weighed like the other reasons: facts of that time are
+# sometimes filed under a neighbouring concept (2015-16's profit limit under "who pays").
 NO_RULE_ON_DATE = "no_rule_in_force_on_date"
 # Reasons that say the facts are not there (no_match); the others say they may be, unsure.
 _ABSENT = (
@@ -59,6 +62,8 @@ class Decision:
     reasons: list[str]
     confidence: float | None  # None without a fitted model: the typed rules decided alone
     signals: dict[str, float]
+    # Refused whatever the confidence: nothing near in the taxonomy, or nothing in force then.
+    decisive: bool = False
 
 
 def decide_outcome(*, params, hits, topic, concept_rows, thresholds, day) -> Decision:
@@ -90,8 +95,8 @@ def decide_outcome(*, params, hits, topic, concept_rows, thresholds, day) -> Dec
     confidence = model.confidence(signals)
     if reasons == ["below_quality"]:
         return Decision("low_confidence", reasons, confidence, signals)
-    if nothing_near(reasons, signals) or reasons[:1] == [NO_RULE_ON_DATE]:
-        return Decision("no_match", reasons, confidence, signals)
+    if nothing_near(reasons, signals) or nothing_in_force(reasons, hits, topic, day):
+        return Decision("no_match", reasons, confidence, signals, decisive=True)
     if confidence >= model.threshold:
         return _dated(Decision("ok", [], confidence, signals), hits, params.query)
     reasons = reasons or ["not_confident"]
@@ -122,6 +127,23 @@ def past_newest_period(hits, question: str) -> bool:
     answering = [u for u in units if answers_kind_asked(u.unit, question)] or units[:1]
     statuses = {u.temporal_status for u in answering}
     return TemporalStatus.OUTDATED in statuses and TemporalStatus.CURRENT not in statuses
+
+
+def nothing_in_force(reasons: list[str], hits, topic: TopicFacts | None, day) -> bool:
+    """No hit bears a unit in force on the day asked about, or the topic's figures all start
+    after it and no unit found is dated by then."""
+    if reasons[:1] != [NO_RULE_ON_DATE]:
+        return False
+    if not any(hit.units for hit in hits):
+        return True
+    starts = [unit.valid_from for unit in topic.thresholds] if topic else []
+    if not starts or any(start is None or start <= day for start in starts):
+        return False
+    return not any(
+        u.unit.valid_from is not None and u.unit.valid_from <= day
+        for hit in hits
+        for u in hit.units
+    )
 
 
 def nothing_near(reasons: list[str], signals: dict[str, float]) -> bool:

@@ -52,6 +52,8 @@ class SearchResult:
     mode: str
     confidence: float | None = None
     signals: dict[str, float] = field(default_factory=dict)
+    # Refused whatever the confidence (`outcome.Decision.decisive`).
+    refusal_decisive: bool = False
 
 
 def thresholds_for_model(model: str) -> dict[str, float]:
@@ -152,6 +154,7 @@ def concept_search(
         reasons=decision.reasons,
         confidence=decision.confidence,
         signals=decision.signals,
+        refusal_decisive=decision.decisive,
         concepts=hits,
         sources=sources,
         context=context,

@@ -546,3 +546,36 @@ def test_without_a_model_the_typed_rules_decide_alone(monkeypatch):
     )
     assert (ok.outcome, ok.reasons, ok.confidence) == ("ok", [], None)
     assert set(ok.signals) == set(SIGNALS)  # the signals are still reported
+
+
+# --- nothing in force on the day asked about -------------------------------------------------
+
+NEW_PENSION = _concept("Full new State Pension weekly amount")
+RATE_2024 = _unit("£221.20 a week", kind="threshold", amount="221.20", valid_from=D(2024, 4, 6))
+
+
+def test_every_figure_of_the_topic_starting_later_refuses_whatever_the_confidence():
+    """2012, before the new State Pension began: the undated rules found do not answer it."""
+    hits = [_hit(NEW_PENSION, _seen(_unit("You can get the full new State Pension if…")))]
+    topic = TopicFacts(NEW_PENSION, 3, [RATE_2024])
+    assert outcome.nothing_in_force([outcome.NO_RULE_ON_DATE], hits, topic, D(2012, 6, 1))
+
+
+def test_a_fact_dated_by_then_under_a_neighbouring_concept_leaves_it_to_be_weighed():
+    """2015-16's profit limit was filed under "who pays", not the topic holding later figures."""
+    dated = _unit("a profit of £5,965 or more a year", valid_from=D(2015, 4, 6))
+    hits = [_hit(_concept("Who pays National Insurance"), _seen(dated))]
+    topic = TopicFacts(NEW_PENSION, 3, [RATE_2024])
+    assert not outcome.nothing_in_force([outcome.NO_RULE_ON_DATE], hits, topic, D(2015, 10, 1))
+
+
+def test_a_figure_of_the_topic_in_force_then_or_undated_leaves_it_to_be_weighed():
+    hits = [_hit(NEW_PENSION, _seen(_unit("You can get the full new State Pension if…")))]
+    undated = _unit("£221.20 a week", kind="threshold", amount="221.20")
+    topic = TopicFacts(NEW_PENSION, 3, [RATE_2024, undated])
+    assert not outcome.nothing_in_force([outcome.NO_RULE_ON_DATE], hits, topic, D(2012, 6, 1))
+    assert not outcome.nothing_in_force(["no_amount_in_kb"], hits, topic, D(2012, 6, 1))
+
+
+def test_no_hit_bearing_a_unit_on_the_day_refuses():
+    assert outcome.nothing_in_force([outcome.NO_RULE_ON_DATE], [_hit(NEW_PENSION)], None, DAY)
