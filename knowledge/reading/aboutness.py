@@ -10,7 +10,8 @@ before it; its concept's rank in the question search; whether it prints a figure
 claim's measure with the claim's words beside it, or words beside it the claim does not have
 (a Lifetime ISA's £4,000 beside a claim about the ISA allowance); the claim's words it
 holds; the words of its concept's name the answer uses; a numbered variant other than the
-claim's (Class 2 for Class 3); a worked example. Two readings of them: the rules the project
+claim's (Class 2 for Class 3); a worked example; how far it is behind the claim's nearest
+candidate in similarity and in distinctive words. Two readings of them: the rules the project
 grew (`rules_about`), and a logistic model fitted on our own labelled claims
 (`manage.py train_reader`, knowledge/reader/aboutness.json with its manifest); cross-
 validation with folds grouped by page chooses which one serves (`ABOUTNESS_READER`).
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -56,7 +58,17 @@ FEATURES = (
     "name_words",
     "another_variant",
     "worked_example",
+    "similarity_behind",
+    "masked_behind",
+    "distinct_behind",
 )
+# Features read against the claim's other candidates: how far a unit is behind the nearest of
+# them. Whether a unit is about the claim is partly whether another is more so.
+_BEHIND = {
+    "similarity_behind": "similarity",
+    "masked_behind": "masked_similarity",
+    "distinct_behind": "distinct_words",
+}
 # The rules' reading (the similarities `eval_verify --cv` chose before this part existed): a
 # unit about the claim is near it, or nearly as near with the claim's words beside a figure.
 RULES_NEAR = 0.55
@@ -119,6 +131,15 @@ def about_features(
         "another_variant": float(another_variant(designators(claim.text), unit.text)),
         "worked_example": float(worked_example(unit)),
     }
+
+
+def features_among(features: list[dict[str, float]]) -> list[dict[str, float]]:
+    """Each candidate's features with how far it is behind the claim's best candidate on
+    each of `_BEHIND`'s signals (0 for the best)."""
+    best = {signal: max((f[signal] for f in features), default=0.0) for signal in _BEHIND.values()}
+    return [
+        f | {name: best[signal] - f[signal] for name, signal in _BEHIND.items()} for f in features
+    ]
 
 
 def _beside_figures(claim: Claim, unit: AtomicUnit) -> tuple[float, float, bool]:
@@ -242,10 +263,34 @@ class Reader:
 RULES = Reader("rules", cuts=Cuts(about=0.01, margin=1.0, meaning=0.60))
 
 
-@lru_cache(maxsize=1)
+# A reading that stands in for the served one while the reader is retrained (`read_with`).
+_standing_in: Reader | None = None
+
+
+@contextmanager
+def read_with(reader: Reader):
+    """Within the block, `served_reader()` is `reader`: retraining after FEATURES change reads
+    the searches' "does a shown unit state what was asked" with the rules, as the file on
+    disk was fitted on other features and cannot be read."""
+    global _standing_in
+    before, _standing_in = _standing_in, reader
+    try:
+        yield reader
+    finally:
+        _standing_in = before
+
+
 def served_reader(path: Path = MODEL_FILE) -> Reader:
     """The reading cross-validation chose when the model was last trained (the file says
-    which, beside the model and its manifest); the rules when no model has been trained."""
+    which, beside the model and its manifest); the rules when no model has been trained.
+    ValueError for a file fitted on other features."""
+    if _standing_in is not None:
+        return _standing_in
+    return _file_reader(path)
+
+
+@lru_cache(maxsize=1)
+def _file_reader(path: Path) -> Reader:
     if not path.is_file():
         return RULES
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -296,10 +341,10 @@ def asked_stated(
         for unit, _, similarity, rank in shown
     ]
     topic = claim_topic(claim, candidates)
-    return round(
-        max(
-            reader.score(about_features(claim, found, topic, concept_name=name))
+    features = features_among(
+        [
+            about_features(claim, found, topic, concept_name=name)
             for found, (_, name, _, _) in zip(candidates, shown, strict=True)
-        ),
-        4,
+        ]
     )
+    return round(max(reader.score(f) for f in features), 4)

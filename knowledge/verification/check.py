@@ -42,6 +42,7 @@ from knowledge.reading.aboutness import (
     about_features,
     about_scored,
     claim_topic,
+    features_among,
     served_reader,
 )
 from knowledge.reading.candidates import Evidence
@@ -125,7 +126,7 @@ def claims_prepared(
     prepared = []
     for claim, evidence in zip(claims, evidences, strict=True):
         topic = claim_topic(claim, evidence, before=f"{asked} {answer[: claim.sentence_start]}")
-        features = [about_features(claim, found, topic) for found in evidence]
+        features = features_among([about_features(claim, found, topic) for found in evidence])
         later = [
             c for c in claims if c.sentence_start == claim.sentence_start and c.start > claim.start
         ]

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from knowledge.reading.aboutness import FEATURES, MODEL_FILE, served_reader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,3 +59,19 @@ def test_reading_the_model_needs_no_scikit_learn():
     )
     assert found.returncode == 0, found.stderr
     assert found.stdout.strip() in ("model", "rules")
+
+
+def test_a_file_fitted_on_other_features_is_refused_and_retraining_reads_with_another(tmp_path):
+    from knowledge.reading.aboutness import RULES, read_with
+
+    trained = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
+    if trained["serves"] != "model":
+        trained["serves"] = "model"
+    trained["model"]["features"] = ["similarity"]
+    older = tmp_path / "aboutness.json"
+    older.write_text(json.dumps(trained), encoding="utf-8")
+    with pytest.raises(ValueError, match="train_reader"):
+        served_reader(older)
+    with read_with(RULES):
+        assert served_reader(older) is RULES
+    assert served_reader().name == json.loads(MODEL_FILE.read_text())["serves"]

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.aboutness import reader_train
 from evaluation.verification import CaseFileError, load_cases
-from knowledge.reading.aboutness import MODEL_FILE
+from knowledge.reading.aboutness import MODEL_FILE, RULES, read_with, served_reader
 
 DEFAULT_DATA = Path(settings.BASE_DIR) / "evaluation" / "data" / "claims.jsonl"
 
@@ -30,7 +30,13 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if not out.parent.is_dir():
             raise CommandError(f"no folder for the model file: {out.parent}")
-        trained = reader_train(cases, data_path=data, progress=self.stderr.write)
+        try:
+            served = served_reader()
+        except ValueError as exc:  # fitted on other features: retraining is what it asks for
+            self.stderr.write(f"{exc}; meanwhile the searches read aboutness with the rules")
+            served = RULES
+        with read_with(served):
+            trained = reader_train(cases, data_path=data, progress=self.stderr.write)
         out.write_text(json.dumps(trained, indent=2) + "\n", encoding="utf-8")
         verdicts = trained["manifest"]["cv_verdicts"]
         for name in ("model", "rules"):
