@@ -91,10 +91,8 @@ class QuestionResult:
     signals: dict[str, float] = field(default_factory=dict)
     group: str = ""  # cross-validation folds keep a group together: the gold page, or topic
     dated: bool = False  # the question names its day (`as_of`)
-    # Its leading units are past the newest period held: served, it answers `outdated`.
-    past_newest_period: bool = False
-    # Refused whatever the model says (nothing near, or nothing in force on the day asked).
-    refusal_decisive: bool = False
+    past_newest_period: bool = False  # its leading units are: served, it answers `outdated`
+    refusal_decisive: bool = False  # refused whatever the model says (outcome.Decision)
 
 
 def load_questions(path: Path) -> list[DevQuestion]:

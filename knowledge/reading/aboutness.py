@@ -241,6 +241,10 @@ class Cuts:
     about: float
     margin: float
     meaning: float
+    # How far behind the compared unit most about the claim a unit in force may be and still
+    # decide its figure: "SSP for 2022-23 is £99.35" is about the SSP rates of the years
+    # held, not about the eligibility rule's £123 earnings, in force but far less about it.
+    behind: float = 1.0
 
 
 @dataclass(frozen=True)

@@ -248,7 +248,14 @@ def _figure_verdict(
     ]
     if not compared:
         return ClaimVerdict(claim, "unsupported", "no_fact_found", (about or evidence)[:1])
-    in_force = [(e, c) for e, c in compared if e.temporal_status == TemporalStatus.CURRENT]
+    # A unit in force decides only when it is not far behind the compared unit most about the
+    # claim (first): else the claim is about the periods held, and is checked against them.
+    lead = compared[0][0].about
+    in_force = [
+        (e, c)
+        for e, c in compared
+        if e.temporal_status == TemporalStatus.CURRENT and e.about >= lead - cuts.behind
+    ]
     if in_force:
         # The unit most about the claim decides, unless one nearly as much about it states
         # the claim's figure (two rows of one table, the claim's and its neighbour's).

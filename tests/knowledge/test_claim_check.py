@@ -179,3 +179,31 @@ def test_a_figure_printed_for_another_years_span_is_not_in_force():
 def test_a_structured_value_the_text_does_not_print_is_not_a_fact():
     slipped = _evidence("The maximum Adult Dependants' Grant is £3,438.", "3354", period="")
     assert _verdict("The maximum Adult Dependants' Grant is £3,354.", slipped)[0] == "contradicted"
+
+
+def test_a_figure_in_force_far_less_about_the_claim_than_the_years_held_does_not_decide():
+    """SSP's rate for a year the knowledge base does not hold: the rates of the years it does
+    hold are what the claim is about; the eligibility rule's £123 earnings, in force, is not."""
+    held = []
+    for start, amount, about in (
+        (dt.date(2020, 4, 6), "95.85", 0.78),
+        (dt.date(2024, 4, 6), "116.75", 0.77),
+    ):
+        (found,) = _evidence(f"Statutory Sick Pay is £{amount} per week.", amount)
+        found.unit.valid_from, found.unit.valid_to = start, start.replace(year=start.year + 1)
+        found.temporal_status = "outdated" if start.year < 2022 else "upcoming"
+        found.about = found.similarity = about
+        held.append(found)
+    (earnings,) = _evidence(
+        "To get Statutory Sick Pay you must earn at least £123 per week.", "123"
+    )
+    earnings.about = earnings.similarity = 0.55
+    evidence = [*held, earnings]
+    (claim,) = answer_claims("Statutory Sick Pay for 2022-23 is £99.35 a week.")
+    day = dt.date(2022, 10, 1)
+    for behind, expected in ((1.0, "value_differs"), (0.2, "not_held")):
+        cuts = Cuts(about=0.5, margin=0.05, meaning=0.6, behind=behind)
+        found = claim_verify(claim, evidence, evidence, cuts=cuts, cited=set(), day=day)
+        assert found.reason == expected
+    assert found.verdict == "unsupported" and "2022" in found.explanation
+    assert "£95.85" in found.explanation and "£116.75" in found.explanation
