@@ -42,9 +42,7 @@ class Embedder(Protocol):
 # coordination than it saves, and where anything else runs (another API worker's request, the
 # database) the threads wait for each other: with one core busy, an answer's claims took p50
 # 138 ms on two threads and 31 ms on one. Batches (the embed command's) use every core.
-# An answer of 5 claims sends 15 texts (each claim's words, as a question, after the sentence
-# before it): one by one on ONNX p50 89 ms, against 153 ms (p95 240) as a torch batch.
-FEW_TEXTS = 32
+FEW_TEXTS = 8
 
 
 class LocalEmbedder:
