@@ -46,6 +46,24 @@ _AGE = re.compile(
     re.I,
 )
 _THOUSANDS = re.compile(r"£\s?(\d+(?:\.\d+)?)\s?k\b", re.I)
+# How often something is paid, read as the time between payments ("paid every two weeks",
+# "PIP is paid monthly", "once a fortnight") so that it compares with "every 4 weeks". Only
+# after "paid"/"payments": "£25.60 a week" is an amount's period, not a frequency.
+_FREQUENCY = re.compile(
+    r"\b(?:paid|payments?(?:\s+(?:are|is|come|arrive))?)\s+(?:[a-z]+\s+){0,3}?(?P<every>"
+    r"every\s+(?P<count>\d{1,2}|[a-z]+)\s+(?P<unit>weeks|days|months)"
+    r"|(?:every|each|once\s+a|once\s+every)\s+(?P<single>week|fortnight|month)"
+    r"|(?P<adverb>weekly|fortnightly|monthly|(?:4|four)[\s-]weekly))\b",
+    re.I,
+)
+_FREQUENCY_AS = {
+    "week": (1, "weeks"),
+    "weekly": (1, "weeks"),
+    "fortnight": (2, "weeks"),
+    "fortnightly": (2, "weeks"),
+    "month": (1, "months"),
+    "monthly": (1, "months"),
+}
 _PENCE_IN_POUND = re.compile(
     r"\b(\d{1,2})p\s+(?:in|for|of)\s+(?:the|every|each)\s+(?:£1\b|pound\b)", re.I
 )
@@ -266,7 +284,25 @@ def _counts(text: str) -> list[Figure]:
         if re.search(r"[£%]", text[max(0, match.start() - 1) : match.start()]):
             continue
         found.append(Figure(Decimal(match.group(1)), unit, "", False, match.group(), *match.span()))
+    for match in _FREQUENCY.finditer(text):
+        start, end = match.span("every")
+        if any(f.start < end and start < f.end for f in found):
+            continue  # "every 4 weeks" is the length already read
+        if (every := _frequency(match)) is not None:
+            value, unit = every
+            found.append(Figure(Decimal(value), unit, "", False, text[start:end], start, end))
     return found
+
+
+def _frequency(match: re.Match) -> tuple[int, str] | None:
+    if match.group("count"):
+        count = match.group("count").lower()
+        value = int(count) if count.isdigit() else _WORD_NUMBERS.get(count)
+        return (value, match.group("unit").lower()) if value else None
+    word = (match.group("single") or match.group("adverb")).lower()
+    if word.endswith("weekly") and word[0] in "4f" and word != "fortnightly":
+        return 4, "weeks"  # "four-weekly"
+    return _FREQUENCY_AS[word]
 
 
 def _age_boundary(match: re.Match) -> Decimal:

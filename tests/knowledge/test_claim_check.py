@@ -110,6 +110,20 @@ def test_lengths_of_time_compare_whatever_they_are_counted_in():
     )
 
 
+def test_how_often_a_payment_comes_compares_in_any_words():
+    four_weekly = _count_evidence("PIP is usually paid every 4 weeks into your bank account.")
+    assert _verdict("PIP is paid every four weeks.", four_weekly)[0] == "supported"
+    for said in ("PIP is paid monthly.", "PIP is paid once a month.", "PIP is paid fortnightly."):
+        assert _verdict(said, four_weekly) == ("contradicted", "value_differs"), said
+    weekly = _count_evidence("Child Benefit can be paid weekly if you're a single parent.")
+    assert _verdict("Child Benefit is paid every week.", weekly)[0] == "supported"
+
+
+def test_an_amount_a_week_is_not_a_frequency():
+    (claim,) = answer_claims("Child Benefit is £25.60 a week.")
+    assert [f.unit for f in claim.figures] == ["GBP"]
+
+
 def test_ages_on_the_two_sides_of_one_boundary_agree():
     over = _count_evidence("Jobseeker's Allowance: age 25 or over gets the higher amount.")
     assert _verdict("Jobseeker's Allowance pays the lower amount if you're 24 or under.", over)[
