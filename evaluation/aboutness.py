@@ -232,7 +232,7 @@ def verdicts_cross_validated(cases: list[VerifyCase], prepared: dict[str, list[P
         chosen.append(vars(reader.cuts))
         for i in test:
             held_out[i] = case_read(cases[i], prepared[cases[i].id], reader)
-        folds.append([i for i in test])
+        folds.append(list(test))
     rules = [case_read(case, prepared[case.id], RULES) for case in cases]
     return {
         "model": _headline(held_out)

@@ -91,7 +91,7 @@ class QuestionResult:
     signals: dict[str, float] = field(default_factory=dict)
     group: str = ""  # cross-validation folds keep a group together: the gold page, or topic
     dated: bool = False  # the question names its day (`as_of`)
-    past_newest_period: bool = False  # its leading units are: served, it answers `outdated`
+    past_newest_period: bool = False  # leading units past the newest period: `outdated`
     refusal_decisive: bool = False  # refused whatever the model says (outcome.Decision)
 
 

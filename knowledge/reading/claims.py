@@ -63,6 +63,8 @@ _FREQUENCY_AS = {
     "fortnightly": (2, "weeks"),
     "month": (1, "months"),
     "monthly": (1, "months"),
+    "4-weekly": (4, "weeks"),
+    "four-weekly": (4, "weeks"),
 }
 _PENCE_IN_POUND = re.compile(
     r"\b(\d{1,2})p\s+(?:in|for|of)\s+(?:the|every|each)\s+(?:£1\b|pound\b)", re.I
@@ -299,9 +301,7 @@ def _frequency(match: re.Match) -> tuple[int, str] | None:
         count = match.group("count").lower()
         value = int(count) if count.isdigit() else _WORD_NUMBERS.get(count)
         return (value, match.group("unit").lower()) if value else None
-    word = (match.group("single") or match.group("adverb")).lower()
-    if word.endswith("weekly") and word[0] in "4f" and word != "fortnightly":
-        return 4, "weeks"  # "four-weekly"
+    word = re.sub(r"\s+", "-", (match.group("single") or match.group("adverb")).lower())
     return _FREQUENCY_AS[word]
 
 

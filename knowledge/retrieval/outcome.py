@@ -50,7 +50,7 @@ NO_RULE_ON_DATE = "no_rule_in_force_on_date"
 _ABSENT = (
     "out_of_scope",
     "nothing_above_floor",
-    "no_rule_in_force_on_date",
+    NO_RULE_ON_DATE,
     "only_historical",
     "no_facts_for_concept",
 )
@@ -166,7 +166,7 @@ def typed_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thres
         return "no_match", ["nothing_above_floor"]
     bearing = [hit for hit in hits if hit.units]
     if not bearing:
-        return "no_match", ["no_rule_in_force_on_date" if params.as_of else "only_historical"]
+        return "no_match", [NO_RULE_ON_DATE if params.as_of else "only_historical"]
     if not topic.unit_count and not _facts_near(bearing, best_concept, params, thresholds):
         return "no_match", ["no_facts_for_concept"]
     good = [hit for hit in bearing if not hit.below_quality]
@@ -176,12 +176,12 @@ def typed_outcome(*, params, hits, topic: TopicFacts | None, concept_rows, thres
         thresholds_found = _thresholds_for_topic(topic, good, day=day)
         if not thresholds_found:
             if params.as_of and topic.thresholds:
-                return "no_match", ["no_rule_in_force_on_date"]
+                return "no_match", [NO_RULE_ON_DATE]
             return "low_confidence", ["no_amount_in_kb"]
         if params.as_of and not any(
             unit.valid_from and unit.valid_from <= day for unit in thresholds_found
         ):
-            return "no_match", ["no_rule_in_force_on_date"]
+            return "no_match", [NO_RULE_ON_DATE]
     return "ok", []
 
 

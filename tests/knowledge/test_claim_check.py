@@ -112,7 +112,12 @@ def test_lengths_of_time_compare_whatever_they_are_counted_in():
 
 def test_how_often_a_payment_comes_compares_in_any_words():
     four_weekly = _count_evidence("PIP is usually paid every 4 weeks into your bank account.")
-    assert _verdict("PIP is paid every four weeks.", four_weekly)[0] == "supported"
+    for said in (
+        "PIP is paid every four weeks.",
+        "PIP is paid four-weekly.",
+        "PIP is paid 4 weekly.",
+    ):
+        assert _verdict(said, four_weekly)[0] == "supported", said
     for said in ("PIP is paid monthly.", "PIP is paid once a month.", "PIP is paid fortnightly."):
         assert _verdict(said, four_weekly) == ("contradicted", "value_differs"), said
     weekly = _count_evidence("Child Benefit can be paid weekly if you're a single parent.")

@@ -65,9 +65,7 @@ def test_a_file_fitted_on_other_features_is_refused_and_retraining_reads_with_an
     from knowledge.reading.aboutness import RULES, read_with
 
     trained = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
-    if trained["serves"] != "model":
-        trained["serves"] = "model"
-    trained["model"]["features"] = ["similarity"]
+    trained["serves"], trained["model"]["features"] = "model", ["similarity"]
     older = tmp_path / "aboutness.json"
     older.write_text(json.dumps(trained), encoding="utf-8")
     with pytest.raises(ValueError, match="train_reader"):
