@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import random
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -239,6 +240,41 @@ def verdicts_cross_validated(cases: list[VerifyCase], prepared: dict[str, list[P
         | {"cuts_chosen": chosen, "by_fold": [_headline([held_out[i] for i in f]) for f in folds]},
         "rules": _headline(rules) | {"by_fold": [_headline([rules[i] for i in f]) for f in folds]},
     }
+
+
+# Shares of the training pages a learning curve fits on.
+CURVE_SHARES = (0.25, 0.5, 0.75, 1.0)
+
+
+def learning_curve(
+    cases: list[VerifyCase], prepared: dict[str, list[Prepared]], *, progress=print
+) -> list[dict]:
+    """Held-out verdicts of the model reading fitted on a share of each fold's training pages
+    (the same pages at every share, drawn once with SEED; the held-out folds never change):
+    whether more labelled claims of the same kind would move the figures, or the reading
+    would have to."""
+    from sklearn.model_selection import GroupKFold
+
+    groups = [case_group(case) for case in cases]
+    splits = list(GroupKFold(n_splits=FOLDS).split(cases, groups=groups))
+    curve = []
+    for share in CURVE_SHARES:
+        held_out: list[CaseResult | None] = [None] * len(cases)
+        for train, test in splits:
+            pages = sorted({groups[i] for i in train})
+            random.Random(SEED).shuffle(pages)
+            kept = set(pages[: max(1, round(share * len(pages)))])
+            training = [cases[i] for i in train if groups[i] in kept]
+            reader = best_cuts(training, prepared, model_fit(labelled_pairs(training, prepared)))
+            for i in test:
+                held_out[i] = case_read(cases[i], prepared[cases[i].id], reader)
+        point = {
+            "share": share,
+            "answers_per_fold": round(share * len(cases) * (FOLDS - 1) / FOLDS),
+        }
+        curve.append(point | _headline(held_out))
+        progress(f"learning curve: {curve[-1]}")
+    return curve
 
 
 def _headline(results: list[CaseResult]) -> dict:

@@ -48,3 +48,49 @@ def test_a_fitted_model_ranks_what_it_learned_is_about_first():
     model = model_fit(pairs)
     assert model.probability(pairs[1].features) > model.probability(pairs[0].features)
     assert 0.0 < model.threshold < 1.0
+
+
+def test_the_learning_curve_fits_on_nested_shares_of_the_training_pages_only(monkeypatch):
+    """Each point is fitted on a share of each fold's training pages, the smaller shares'
+    pages among the larger's, and never on a page it is scored on."""
+    import evaluation.aboutness as aboutness
+    from evaluation.verification import CaseResult
+
+    cases = [
+        VerifyCase(
+            id=f"c{i}",
+            answer="x",
+            claims=(
+                GoldClaim(text="x", verdict="supported", gold=({"url": f"https://p/{i % 10}"},)),
+            ),
+        )
+        for i in range(40)
+    ]
+    page = {case.id: case.claims[0].gold[0].url for case in cases}
+    fitted: list[set[str]] = []
+    monkeypatch.setattr(aboutness, "labelled_pairs", lambda training, prepared: training)
+    monkeypatch.setattr(aboutness, "model_fit", lambda training: training)
+    monkeypatch.setattr(
+        aboutness,
+        "best_cuts",
+        lambda training, prepared, model: fitted.append({page[c.id] for c in model}) or model,
+    )
+    scored: list[tuple[set[str], str]] = []
+
+    def case_read(case, prepared, reader):
+        scored.append(({page[c.id] for c in reader}, page[case.id]))
+        return CaseResult(case.id, [("supported", "supported", "")], [], 0.0)
+
+    monkeypatch.setattr(aboutness, "case_read", case_read)
+    curve = aboutness.learning_curve(
+        cases, {case.id: [] for case in cases}, progress=lambda _: None
+    )
+
+    assert [point["share"] for point in curve] == list(aboutness.CURVE_SHARES)
+    assert all(point["verdict_accuracy"] == 1.0 for point in curve)
+    assert all(held_out not in pages for pages, held_out in scored)
+    folds = aboutness.FOLDS
+    by_fold = [fitted[s * folds : (s + 1) * folds] for s in range(len(curve))]
+    for smaller, larger in zip(by_fold, by_fold[1:]):
+        assert all(a < b for a, b in zip(smaller, larger))
+    assert [len(pages) for pages in by_fold[-1]] == [8] * folds
