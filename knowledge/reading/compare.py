@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -21,11 +23,11 @@ from knowledge.reading.unit_figures import (
     another_variant,
     equal,
     figure_context,
+    figures_illustrative,
     for_another_year,
     printed_figures,
     unit_period,
     unit_values,
-    worked_example,
 )
 from knowledge.text.ages_incomes import age_bounds
 from knowledge.text.words import denies, designators, word_stems
@@ -64,7 +66,7 @@ def figure_compared(
         if any(equal(value, figure) for value in values):
             return _with_period(figure, unit, SAME)
         return Comparison(DIFFERS, _money(values[0], figure.unit))
-    if another_variant(designators(claim.text), unit.text) or worked_example(unit):
+    if another_variant(designators(claim.text), unit.text) or figures_illustrative(unit):
         # Class 2's figures are not Class 3's; a worked example's are not the rule's.
         return Comparison(NOT_COMPARABLE)
     near_claim = figure_context(claim.text, figure.start, figure.end)
@@ -92,10 +94,19 @@ def figure_compared(
             if pair and equal(value, figure):
                 return _with_period(figure, unit, SAME, period_after(unit.text, end))
         return Comparison(NOT_COMPARABLE)
-    # Of the figures said most like the claim's, those in the clause most like the claim.
-    candidates = [item for item in scored if item[0] == best]
-    closest = max(item[4] for item in candidates)
-    candidates = [item for item in candidates if item[4] == closest]
+    partners = [f for f in claim.figures if f.unit == figure.unit]
+    if len(partners) > 1 and len(printed) > 1:
+        # Several figures of one measure on each side: each of the claim's is compared with
+        # the one of the unit's the best pairing of all of them gives it ("rise to £500,000
+        # … worth less than £2 million" against "increase to £500,000 … less than £2
+        # million"), so the words beside one of the claim's figures cannot pull it onto the
+        # unit's other figure; swapped figures stay swapped.
+        candidates = [_paired(claim, partners, figure, unit.text, printed)]
+    else:
+        # Of the figures said most like the claim's, those in the clause most like the claim.
+        candidates = [item for item in scored if item[0] == best]
+        closest = max(item[4] for item in candidates)
+        candidates = [item for item in candidates if item[4] == closest]
     for _, _, end, value, _ in candidates:
         if equal(value, figure):
             return _with_period(figure, unit, SAME, period_after(unit.text, end))
@@ -109,6 +120,52 @@ def figure_compared(
         # monthly one), not another value of the claim's.
         return Comparison(NOT_COMPARABLE)
     return Comparison(DIFFERS, unit.text[start:end])
+
+
+def _paired(claim: Claim, figures: list[Figure], figure: Figure, text: str, printed) -> tuple:
+    """(overlap, start, end, value, clause overlap) of the unit's printed figure that the
+    best one-to-one pairing of the claim's `figures` with the unit's gives `figure`."""
+    chosen = _pairing(claim.text, tuple(figures), text, tuple(printed))[figures.index(figure)]
+    start, end, value = printed[chosen]
+    near = figure_context(claim.text, figure.start, figure.end)
+    clause = len(word_stems(claim.text) & word_stems(_clause_at(text, start)))
+    return len(near & figure_context(text, start, end)), start, end, value, clause
+
+
+@functools.lru_cache(maxsize=4096)
+def _pairing(claim: str, figures: tuple[Figure, ...], text: str, printed: tuple) -> tuple[int, ...]:
+    """For each of the claim's figures, the index of the unit's printed figure it is paired
+    with: the one-to-one pairing with most words beside the figures shared in all, then most
+    of the claim's words in their clauses, then most values alike (an answer's claims come
+    back reading after reading: each pairing is searched once). With more of the claim's
+    figures than the unit prints, the extra ones share the best of theirs."""
+    own = word_stems(claim)
+    beside = [figure_context(claim, f.start, f.end) for f in figures]
+    gains = [
+        [
+            (
+                len(near & figure_context(text, start, end)),
+                len(own & word_stems(_clause_at(text, start))),
+                int(equal(value, f)),
+            )
+            for start, end, value in printed
+        ]
+        for near, f in zip(beside, figures, strict=True)
+    ]
+    if len(figures) > len(printed) or math.perm(len(printed), len(figures)) > _PAIRINGS_AT_MOST:
+        return tuple(max(range(len(printed)), key=row.__getitem__) for row in gains)
+    best = max(
+        itertools.permutations(range(len(printed)), len(figures)),
+        key=lambda chosen: tuple(
+            sum(gains[f][p][part] for f, p in enumerate(chosen)) for part in range(3)
+        ),
+    )
+    return tuple(best)
+
+
+# Beyond this many pairings (a claim's 3 figures against a table's 18), each of the claim's
+# figures is paired on its own.
+_PAIRINGS_AT_MOST = 5000
 
 
 def _with_period(figure: Figure, unit: AtomicUnit, relation: str, stated: str = "") -> Comparison:

@@ -28,7 +28,25 @@ _EXAMPLE = re.compile(
 
 
 def worked_example(unit: AtomicUnit) -> bool:
+    """The unit is or gives an example (aboutness reads it as less likely the rule itself)."""
     return unit.unit_type == "example" or bool(_EXAMPLE.search(unit.text))
+
+
+# An example given inside a clause ("for example, if you earn £60,000 you pay…") reaches to
+# the end of its clause or its brackets.
+_WHOLE_EXAMPLE = re.compile(r"\bexample:|^\W*example\b|:\s+examples?\b", re.I)
+_INLINE_EXAMPLE = re.compile(
+    r"\b(?:for example|for instance|e\.g\.)(?P<given>[^;:)]*?)(?:[;:)]|\.\s|$)", re.I
+)
+
+
+def figures_illustrative(unit: AtomicUnit) -> bool:
+    """The unit's figures are an illustration, not the rule's: it is an example as a whole,
+    or it gives one with a figure in it. An example of a kind of thing ("for example
+    holidays or business; … Up to 8 weeks") leaves the unit's figures the rule's."""
+    if unit.unit_type == "example" or _WHOLE_EXAMPLE.search(unit.text):
+        return True
+    return any(re.search(r"\d", m.group("given")) for m in _INLINE_EXAMPLE.finditer(unit.text))
 
 
 # A length of time is one measure whatever it is counted in: "182 days" is "26 weeks" and

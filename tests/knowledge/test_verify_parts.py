@@ -150,3 +150,40 @@ def test_a_year_a_later_claim_of_the_sentence_names_is_that_claims():
     first, second = answer_claims(leading)
     assert _claim_day(first, leading, TODAY, later=[second]) == dt.date(2024, 10, 1)
     assert _claim_day(second, leading, TODAY) == dt.date(2024, 10, 1)
+
+
+def test_several_figures_of_one_measure_are_compared_as_the_best_pairing_of_them_all():
+    home = (
+        "How Inheritance Tax works > Passing on a home: your tax-free threshold can increase "
+        "to £500,000 if you leave it to your children and your estate is worth less than "
+        "£2 million."
+    )
+    claim = (
+        "If you leave your home to your children, your tax-free threshold can rise to "
+        "£500,000, as long as the estate is worth less than £2 million."
+    )
+    (read,) = answer_claims(claim)
+    assert [figure_compared(read, f, _unit(home)).relation for f in read.figures] == [SAME, SAME]
+    swapped = (
+        "If you leave your home to your children, your tax-free threshold can rise to "
+        "£2 million, as long as the estate is worth less than £500,000."
+    )
+    (read,) = answer_claims(swapped)
+    compared = [figure_compared(read, f, _unit(home)) for f in read.figures]
+    assert [(c.relation, c.shown) for c in compared] == [
+        (DIFFERS, "£500,000"),
+        (DIFFERS, "£2 million"),
+    ]
+
+
+def test_an_example_of_a_kind_of_thing_does_not_make_a_units_figures_an_example():
+    abroad = (
+        "Going abroad for a short time: Reason for leaving: Any other reason, for example "
+        "holidays or business; How long you can get Child Benefit payments for: Up to 8 weeks"
+    )
+    claim = "You keep getting Child Benefit for up to 8 weeks if you go abroad on holiday."
+    assert _compared(claim, abroad).relation == SAME
+    given = "You pay tax on your savings interest, for example £200 if you earn £1,200 interest."
+    assert _compared("You pay £200 tax on your savings interest.", given).relation == (
+        NOT_COMPARABLE
+    )
