@@ -91,6 +91,6 @@ def test_the_learning_curve_fits_on_nested_shares_of_the_training_pages_only(mon
     assert all(held_out not in pages for pages, held_out in scored)
     folds = aboutness.FOLDS
     by_fold = [fitted[s * folds : (s + 1) * folds] for s in range(len(curve))]
-    for smaller, larger in zip(by_fold, by_fold[1:]):
-        assert all(a < b for a, b in zip(smaller, larger))
+    for smaller, larger in zip(by_fold, by_fold[1:], strict=False):
+        assert all(a < b for a, b in zip(smaller, larger, strict=True))
     assert [len(pages) for pages in by_fold[-1]] == [8] * folds
