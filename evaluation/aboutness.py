@@ -260,17 +260,19 @@ def learning_curve(
     curve = []
     for share in CURVE_SHARES:
         held_out: list[CaseResult | None] = [None] * len(cases)
+        fitted_on = []
         for train, test in splits:
             pages = sorted({groups[i] for i in train})
             random.Random(SEED).shuffle(pages)
             kept = set(pages[: max(1, round(share * len(pages)))])
             training = [cases[i] for i in train if groups[i] in kept]
+            fitted_on.append(len(training))
             reader = best_cuts(training, prepared, model_fit(labelled_pairs(training, prepared)))
             for i in test:
                 held_out[i] = case_read(cases[i], prepared[cases[i].id], reader)
         point = {
             "share": share,
-            "answers_per_fold": round(share * len(cases) * (FOLDS - 1) / FOLDS),
+            "training_answers": round(sum(fitted_on) / len(fitted_on)),  # a fold's, on average
         }
         curve.append(point | _headline(held_out))
         progress(f"learning curve: {curve[-1]}")

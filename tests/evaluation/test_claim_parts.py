@@ -87,6 +87,7 @@ def test_the_learning_curve_fits_on_nested_shares_of_the_training_pages_only(mon
     )
 
     assert [point["share"] for point in curve] == list(aboutness.CURVE_SHARES)
+    assert curve[-1]["training_answers"] == 32  # 8 of 10 pages, 4 answers each
     assert all(point["verdict_accuracy"] == 1.0 for point in curve)
     assert all(held_out not in pages for pages, held_out in scored)
     folds = aboutness.FOLDS
