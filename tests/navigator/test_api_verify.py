@@ -264,3 +264,25 @@ def test_a_claim_only_other_peoples_facts_support_is_unsupported_for_this_person
     assert for_scotland["units"]  # the facts are shown, for other people
     logged = QueryLog.objects.filter(endpoint__endswith="/verify").latest("pk")
     assert logged.params["profile_fields"] == ["nation"] and "scotland" not in str(logged.params)
+
+
+def test_the_units_a_verification_reads_are_read_whole_in_its_queries(kb, api):
+    """No field of a unit, its concept or its source is fetched row by row while an answer
+    is checked and shown (a deferred field read would cost a query each)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    _claims(api, PENSION, as_of="2024-10-01")  # the token's first call of the minute
+    answer = f"{PENSION} Child Benefit is £25.60 a week for the eldest child."
+    with CaptureQueriesContext(connection) as captured:
+        body = _claims(api, answer, as_of="2024-10-01")
+    assert all(claim["units"] for claim in body["claims"])
+    one_by_one = [
+        q["sql"]
+        for q in captured
+        if any(
+            f'"{table}"."id" = ' in q["sql"]
+            for table in ("knowledge_atomicunit", "knowledge_concept", "knowledge_source")
+        )
+    ]
+    assert one_by_one == []
