@@ -222,18 +222,9 @@ def verdicts_cross_validated(cases: list[VerifyCase], prepared: dict[str, list[P
     answers; folds grouped by page) beside the rules' on the same answers. The cuts are
     chosen for verdict accuracy plus contradicted recall, weighed equally: a wrong amount
     passed as supported is the failure that matters most."""
-    from sklearn.model_selection import GroupKFold
-
-    groups = [case_group(case) for case in cases]
-    held_out: list[CaseResult | None] = [None] * len(cases)
-    chosen, folds = [], []
-    for train, test in GroupKFold(n_splits=FOLDS).split(cases, groups=groups):
-        training = [cases[i] for i in train]
-        reader = best_cuts(training, prepared, model_fit(labelled_pairs(training, prepared)))
-        chosen.append(vars(reader.cuts))
-        for i in test:
-            held_out[i] = case_read(cases[i], prepared[cases[i].id], reader)
-        folds.append(list(test))
+    splits = _splits(cases)
+    held_out, chosen, _ = _held_out(cases, prepared, splits)
+    folds = [list(test) for _, test in splits]
     rules = [case_read(case, prepared[case.id], RULES) for case in cases]
     return {
         "model": _headline(held_out)
@@ -253,23 +244,18 @@ def learning_curve(
     (the same pages at every share, drawn once with SEED; the held-out folds never change):
     whether more labelled claims of the same kind would move the figures, or the reading
     would have to."""
-    from sklearn.model_selection import GroupKFold
-
     groups = [case_group(case) for case in cases]
-    splits = list(GroupKFold(n_splits=FOLDS).split(cases, groups=groups))
+    splits = _splits(cases)
     curve = []
     for share in CURVE_SHARES:
-        held_out: list[CaseResult | None] = [None] * len(cases)
-        fitted_on = []
-        for train, test in splits:
+
+        def kept(train, share=share):
             pages = sorted({groups[i] for i in train})
             random.Random(SEED).shuffle(pages)
-            kept = set(pages[: max(1, round(share * len(pages)))])
-            training = [cases[i] for i in train if groups[i] in kept]
-            fitted_on.append(len(training))
-            reader = best_cuts(training, prepared, model_fit(labelled_pairs(training, prepared)))
-            for i in test:
-                held_out[i] = case_read(cases[i], prepared[cases[i].id], reader)
+            chosen = set(pages[: max(1, round(share * len(pages)))])
+            return [i for i in train if groups[i] in chosen]
+
+        held_out, _, fitted_on = _held_out(cases, prepared, splits, training_of=kept)
         point = {
             "share": share,
             "training_answers": round(sum(fitted_on) / len(fitted_on)),  # a fold's, on average
@@ -277,6 +263,29 @@ def learning_curve(
         curve.append(point | _headline(held_out))
         progress(f"learning curve: {curve[-1]}")
     return curve
+
+
+def _splits(cases: list[VerifyCase]) -> list:
+    """The folds, grouped by page."""
+    from sklearn.model_selection import GroupKFold
+
+    groups = [case_group(case) for case in cases]
+    return list(GroupKFold(n_splits=FOLDS).split(cases, groups=groups))
+
+
+def _held_out(cases, prepared, splits, *, training_of=lambda train: train):
+    """Each answer read by the model and cuts fitted on the other folds' answers (those
+    `training_of` keeps of them): the results, each fold's cuts, each fold's answer count."""
+    held_out: list[CaseResult | None] = [None] * len(cases)
+    chosen, fitted_on = [], []
+    for train, test in splits:
+        training = [cases[i] for i in training_of(train)]
+        fitted_on.append(len(training))
+        reader = best_cuts(training, prepared, model_fit(labelled_pairs(training, prepared)))
+        chosen.append(vars(reader.cuts))
+        for i in test:
+            held_out[i] = case_read(cases[i], prepared[cases[i].id], reader)
+    return held_out, chosen, fitted_on
 
 
 def _headline(results: list[CaseResult]) -> dict:

@@ -101,7 +101,8 @@ def figure_compared(
         # … worth less than £2 million" against "increase to £500,000 … less than £2
         # million"), so the words beside one of the claim's figures cannot pull it onto the
         # unit's other figure; swapped figures stay swapped.
-        candidates = [_paired(claim, partners, figure, unit.text, printed)]
+        pairing = _pairing(claim.text, tuple(partners), unit.text, tuple(printed))
+        candidates = [scored[pairing[partners.index(figure)]]]
     else:
         # Of the figures said most like the claim's, those in the clause most like the claim.
         candidates = [item for item in scored if item[0] == best]
@@ -120,16 +121,6 @@ def figure_compared(
         # monthly one), not another value of the claim's.
         return Comparison(NOT_COMPARABLE)
     return Comparison(DIFFERS, unit.text[start:end])
-
-
-def _paired(claim: Claim, figures: list[Figure], figure: Figure, text: str, printed) -> tuple:
-    """(overlap, start, end, value, clause overlap) of the unit's printed figure that the
-    best one-to-one pairing of the claim's `figures` with the unit's gives `figure`."""
-    chosen = _pairing(claim.text, tuple(figures), text, tuple(printed))[figures.index(figure)]
-    start, end, value = printed[chosen]
-    near = figure_context(claim.text, figure.start, figure.end)
-    clause = len(word_stems(claim.text) & word_stems(_clause_at(text, start)))
-    return len(near & figure_context(text, start, end)), start, end, value, clause
 
 
 @functools.lru_cache(maxsize=4096)

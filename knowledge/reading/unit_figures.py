@@ -20,24 +20,23 @@ from knowledge.text.words import STOPWORDS, designators
 APPROXIMATE_SHARE = Decimal("0.05")  # "about £1,000" allows 5%
 
 
-# A worked example, however it opens: "For example", "Example:", or "Example" after the
-# heading the unit is stated under ("Putting money into an ISA: Example You could save …").
-_EXAMPLE = re.compile(
-    r"\b(?:for example|example:|for instance|e\.g\.)|^\W*example\b|:\s+examples?\b", re.I
+# A worked example, however it opens: a unit that is one as a whole ("Example:", or "Example"
+# after the heading it is stated under: "Putting money into an ISA: Example You could save
+# …"), or an example given inside a clause ("for example, if you earn £60,000 you pay…"),
+# which reaches to the end of its clause or its brackets.
+_WHOLE_EXAMPLE = re.compile(r"\bexample:|^\W*example\b|:\s+examples?\b", re.I)
+_INLINE_EXAMPLE = re.compile(
+    r"\b(?:for example|for instance|e\.g\.)(?P<given>[^;:)]*?)(?:[;:)]|\.\s|$)", re.I
 )
 
 
 def worked_example(unit: AtomicUnit) -> bool:
     """The unit is or gives an example (aboutness reads it as less likely the rule itself)."""
-    return unit.unit_type == "example" or bool(_EXAMPLE.search(unit.text))
-
-
-# An example given inside a clause ("for example, if you earn £60,000 you pay…") reaches to
-# the end of its clause or its brackets.
-_WHOLE_EXAMPLE = re.compile(r"\bexample:|^\W*example\b|:\s+examples?\b", re.I)
-_INLINE_EXAMPLE = re.compile(
-    r"\b(?:for example|for instance|e\.g\.)(?P<given>[^;:)]*?)(?:[;:)]|\.\s|$)", re.I
-)
+    return (
+        unit.unit_type == "example"
+        or bool(_WHOLE_EXAMPLE.search(unit.text))
+        or bool(_INLINE_EXAMPLE.search(unit.text))
+    )
 
 
 def figures_illustrative(unit: AtomicUnit) -> bool:

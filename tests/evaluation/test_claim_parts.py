@@ -53,6 +53,8 @@ def test_a_fitted_model_ranks_what_it_learned_is_about_first():
 def test_the_learning_curve_fits_on_nested_shares_of_the_training_pages_only(monkeypatch):
     """Each point is fitted on a share of each fold's training pages, the smaller shares'
     pages among the larger's, and never on a page it is scored on."""
+    from types import SimpleNamespace
+
     import evaluation.aboutness as aboutness
     from evaluation.verification import CaseResult
 
@@ -70,15 +72,16 @@ def test_the_learning_curve_fits_on_nested_shares_of_the_training_pages_only(mon
     fitted: list[set[str]] = []
     monkeypatch.setattr(aboutness, "labelled_pairs", lambda training, prepared: training)
     monkeypatch.setattr(aboutness, "model_fit", lambda training: training)
-    monkeypatch.setattr(
-        aboutness,
-        "best_cuts",
-        lambda training, prepared, model: fitted.append({page[c.id] for c in model}) or model,
-    )
+
+    def best_cuts(training, prepared, model):
+        fitted.append({page[c.id] for c in model})
+        return SimpleNamespace(cuts=SimpleNamespace(), pages=fitted[-1])
+
+    monkeypatch.setattr(aboutness, "best_cuts", best_cuts)
     scored: list[tuple[set[str], str]] = []
 
     def case_read(case, prepared, reader):
-        scored.append(({page[c.id] for c in reader}, page[case.id]))
+        scored.append((reader.pages, page[case.id]))
         return CaseResult(case.id, [("supported", "supported", "")], [], 0.0)
 
     monkeypatch.setattr(aboutness, "case_read", case_read)
